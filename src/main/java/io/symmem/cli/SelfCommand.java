@@ -1,0 +1,35 @@
+package io.symmem.cli;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The command line that starts this same application again (same JVM, options and class path). */
+final class SelfCommand {
+    private SelfCommand() {
+    }
+
+    static List<String> of(List<String> arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+                .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java"));
+        for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            // A debugger agent would make every rank try to bind the same debug port.
+            if (!option.startsWith("-agentlib:jdwp")) {
+                command.add(option);
+            }
+        }
+        String classPath = System.getProperty("java.class.path");
+        if (classPath.endsWith(".jar") && !classPath.contains(File.pathSeparator)) {
+            command.add("-jar");
+            command.add(classPath);
+        } else {
+            command.add("-cp");
+            command.add(classPath);
+            command.add(SymmemMain.class.getName());
+        }
+        command.addAll(arguments);
+        return command;
+    }
+}

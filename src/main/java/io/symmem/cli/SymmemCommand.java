@@ -1,0 +1,9 @@
+package io.symmem.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(name = "symmem", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Symmetric memory for the JVM: rendezvous store, symmetric buffers, collectives.",
+        subcommands = {LaunchCommand.class, ServeCommand.class, DemoCommand.class, ConfigCommand.class})
+public class SymmemCommand {
+}

@@ -1,0 +1,49 @@
+package io.symmem.cli;
+
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import io.symmem.config.InvalidConfigurationException;
+import io.symmem.config.SymmemConfigLoader;
+import jakarta.inject.Inject;
+import java.util.Set;
+import picocli.CommandLine;
+
+/**
+ * Entry point of the symmem command. Two things happen before Quarkus starts, because they decide
+ * how it starts: commands that are not a rank (launch, config) keep the HTTP server off, so that
+ * they never take a rank's port; rank commands validate the environment first, so that a bad
+ * variable ends start-up with one line naming it rather than a stack trace.
+ */
+@QuarkusMain
+public class SymmemMain implements QuarkusApplication {
+    /** Commands that run as a rank: they serve HTTP and join the world. */
+    static final Set<String> RANK_COMMANDS = Set.of("serve", "demo");
+    static final int EXIT_CONFIG = 2;
+
+    @Inject
+    CommandLine.IFactory factory;
+
+    public static void main(String... args) {
+        String command = args.length == 0 ? "" : args[0];
+        if (RANK_COMMANDS.contains(command)) {
+            try {
+                SymmemConfigLoader.fromProcess();
+            } catch (InvalidConfigurationException e) {
+                System.err.println("symmem: " + e.getMessage());
+                System.exit(EXIT_CONFIG);
+            }
+        } else {
+            System.setProperty("quarkus.http.host-enabled", "false");
+        }
+        Quarkus.run(SymmemMain.class, args);
+    }
+
+    @Override
+    public int run(String... args) {
+        CommandLine commandLine = new CommandLine(new SymmemCommand(), factory);
+        // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
+        commandLine.getSubcommands().get("launch").setStopAtPositional(true);
+        return commandLine.execute(args);
+    }
+}

@@ -1,0 +1,53 @@
+package io.symmem.config;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Every environment variable symmem reads, with the property it feeds and what it allows. Error
+ * messages and the effective-configuration listing name variables through this table, so a user
+ * always sees the name they set.
+ */
+public enum ConfigVariable {
+    RANK("symmem.rank", "an integer with 0 <= RANK < WORLD_SIZE", true),
+    WORLD_SIZE("symmem.world-size", "an integer >= 1", true),
+    LOCAL_RANK("symmem.local-rank", "an integer with 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE", true),
+    LOCAL_WORLD_SIZE("symmem.local-world-size", "an integer with 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE", true),
+    MASTER_ADDR("symmem.master-addr", "a host name or IP address", true),
+    MASTER_PORT("symmem.master-port", "a TCP port, 1..65535", true),
+    SYMMEM_BACKEND("symmem.backend", "one of auto, host, cuda", false),
+    SYMMEM_TIMEOUT_STORE("symmem.timeout.store", "a positive duration such as 30s, 500ms or PT1M", false),
+    SYMMEM_TIMEOUT_RENDEZVOUS("symmem.timeout.rendezvous", "a positive duration such as 30s, 500ms or PT1M", false),
+    SYMMEM_TIMEOUT_BARRIER("symmem.timeout.barrier", "a positive duration such as 30s, 500ms or PT1M", false),
+    SYMMEM_HTTP_PORT("symmem.http.port", "a TCP port, 1..65535; a rank serves on SYMMEM_HTTP_PORT + LOCAL_RANK", false),
+    SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false);
+
+    private final String property;
+    private final String allowed;
+    private final boolean torchrunName;
+
+    ConfigVariable(String property, String allowed, boolean torchrunName) {
+        this.property = property;
+        this.allowed = allowed;
+        this.torchrunName = torchrunName;
+    }
+
+    /** The SmallRye property this variable sets. */
+    public String property() {
+        return property;
+    }
+
+    /** What values are allowed, in words. */
+    public String allowed() {
+        return allowed;
+    }
+
+    /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
+    public boolean isTorchrunName() {
+        return torchrunName;
+    }
+
+    public static Optional<ConfigVariable> forProperty(String property) {
+        return Arrays.stream(values()).filter(v -> v.property.equals(property)).findFirst();
+    }
+}

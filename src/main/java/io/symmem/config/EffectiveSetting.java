@@ -1,0 +1,22 @@
+package io.symmem.config;
+
+import io.smallrye.config.ConfigValue;
+import io.smallrye.config.SmallRyeConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One row of the effective configuration: variable, value and the source that set it. */
+public record EffectiveSetting(String variable, String property, String value, String source, String allowed) {
+
+    static List<EffectiveSetting> of(SmallRyeConfig config) {
+        List<EffectiveSetting> rows = new ArrayList<>();
+        for (ConfigVariable variable : ConfigVariable.values()) {
+            ConfigValue value = config.getConfigValue(variable.property());
+            boolean set = value.getRawValue() != null;
+            rows.add(new EffectiveSetting(variable.name(), variable.property(),
+                    set ? value.getRawValue() : "(default)",
+                    set ? value.getSourceName() : "default", variable.allowed()));
+        }
+        return rows;
+    }
+}

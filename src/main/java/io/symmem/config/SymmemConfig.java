@@ -1,0 +1,83 @@
+package io.symmem.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The configuration of one rank, read once from the environment. The torchrun variables (RANK,
+ * WORLD_SIZE, ...) reach these properties through {@link TorchrunEnvConfigSource}; SYMMEM_* variables
+ * map onto symmem.* by SmallRye's usual environment rules. {@link ConfigVariable} lists every one.
+ */
+@ConfigMapping(prefix = "symmem")
+public interface SymmemConfig {
+
+    /** This process's rank in the world (RANK). */
+    @WithDefault("0")
+    int rank();
+
+    /** Number of ranks in the world (WORLD_SIZE). */
+    @WithName("world-size")
+    @WithDefault("1")
+    int worldSize();
+
+    /** Rank among the processes of this machine (LOCAL_RANK); defaults to RANK. */
+    @WithName("local-rank")
+    Optional<Integer> localRank();
+
+    /** Processes on this machine (LOCAL_WORLD_SIZE); defaults to WORLD_SIZE. */
+    @WithName("local-world-size")
+    Optional<Integer> localWorldSize();
+
+    /** Host of the rendezvous store, served by rank 0 (MASTER_ADDR). */
+    @WithName("master-addr")
+    @WithDefault("127.0.0.1")
+    String masterAddr();
+
+    /** Port of the rendezvous store (MASTER_PORT). */
+    @WithName("master-port")
+    @WithDefault("29500")
+    int masterPort();
+
+    /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host or cuda. */
+    @WithDefault("auto")
+    Backend backend();
+
+    Timeouts timeout();
+
+    Http http();
+
+    interface Timeouts {
+        /** Deadline of store operations and of connecting to the store (SYMMEM_TIMEOUT_STORE). */
+        @WithDefault("60s")
+        Duration store();
+
+        /** Deadline of a rendezvous: the world's, and each buffer's (SYMMEM_TIMEOUT_RENDEZVOUS). */
+        @WithDefault("60s")
+        Duration rendezvous();
+
+        /** Deadline of barriers and signal waits (SYMMEM_TIMEOUT_BARRIER). */
+        @WithDefault("30s")
+        Duration barrier();
+    }
+
+    interface Http {
+        /** Base HTTP port; a rank serves on base + LOCAL_RANK (SYMMEM_HTTP_PORT). */
+        @WithDefault("8700")
+        int port();
+
+        /** Interface the HTTP server binds (SYMMEM_HTTP_HOST); 0.0.0.0 for a sidecar. */
+        @WithDefault("127.0.0.1")
+        String host();
+    }
+
+    default int effectiveLocalRank() {
+        return localRank().orElse(rank());
+    }
+
+    default int effectiveLocalWorldSize() {
+        return localWorldSize().orElse(worldSize());
+    }
+}

@@ -1,0 +1,115 @@
+package io.symmem.config;
+
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.ConfigValidationException;
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+/**
+ * Reads and validates {@link SymmemConfig} outside a running Quarkus application: for library users,
+ * for the launcher, and before Quarkus starts, so that a bad variable stops start-up with a message
+ * naming it instead of a stack trace naming an internal property.
+ */
+public final class SymmemConfigLoader {
+    private SymmemConfigLoader() {
+    }
+
+    /** Reads this process's environment and system properties. */
+    public static SymmemConfig fromProcess() {
+        return load(System.getenv(), System.getProperties());
+    }
+
+    /** Reads the given environment (and system properties, which win over it). */
+    public static SymmemConfig load(Map<String, String> env, Properties systemProperties) {
+        SmallRyeConfig config = build(env, systemProperties);
+        SymmemConfig mapped;
+        try {
+            mapped = config.getConfigMapping(SymmemConfig.class);
+        } catch (RuntimeException e) {
+            throw new InvalidConfigurationException(explain(e, config));
+        }
+        List<String> problems = new ArrayList<>(missingPartners(env));
+        problems.addAll(SymmemConfigValidator.problems(mapped));
+        if (!problems.isEmpty()) {
+            throw new InvalidConfigurationException(problems);
+        }
+        return mapped;
+    }
+
+    /** The effective value of every variable and where it came from. */
+    public static List<EffectiveSetting> effective(Map<String, String> env, Properties systemProperties) {
+        return EffectiveSetting.of(buildRaw(env, systemProperties));
+    }
+
+    /** RANK without WORLD_SIZE (or the reverse) is a launcher mistake, not a single-process run. */
+    static List<String> missingPartners(Map<String, String> env) {
+        List<String> problems = new ArrayList<>();
+        boolean rank = env.containsKey(ConfigVariable.RANK.name());
+        boolean world = env.containsKey(ConfigVariable.WORLD_SIZE.name());
+        if (rank && !world) {
+            problems.add("WORLD_SIZE is missing: RANK=" + env.get("RANK")
+                    + " is set, so WORLD_SIZE must be too (set both, or neither for a single process)");
+        } else if (world && !rank) {
+            problems.add("RANK is missing: WORLD_SIZE=" + env.get("WORLD_SIZE")
+                    + " is set, so RANK must be too (set both, or neither for a single process)");
+        }
+        return problems;
+    }
+
+    private static SmallRyeConfig build(Map<String, String> env, Properties systemProperties) {
+        try {
+            return builder(env, systemProperties).withMapping(SymmemConfig.class).build();
+        } catch (RuntimeException e) {
+            throw new InvalidConfigurationException(explain(e, buildRaw(env, systemProperties)));
+        }
+    }
+
+    private static SmallRyeConfig buildRaw(Map<String, String> env, Properties systemProperties) {
+        return builder(env, systemProperties).build();
+    }
+
+    private static SmallRyeConfigBuilder builder(Map<String, String> env, Properties systemProperties) {
+        return new SmallRyeConfigBuilder()
+                .withSources(new EnvConfigSource(env, 300))
+                .withSources(new TorchrunEnvConfigSource(env))
+                .withSources(new PropertiesConfigSource(toMap(systemProperties), "system properties", 400))
+                .withConverter(Duration.class, 200, new DurationConverter());
+    }
+
+    private static Map<String, String> toMap(Properties properties) {
+        return properties.stringPropertyNames().stream()
+                .collect(Collectors.toMap(name -> name, properties::getProperty));
+    }
+
+    /** Turns SmallRye's problems into messages that name the variable the user set. */
+    static List<String> explain(RuntimeException e, SmallRyeConfig raw) {
+        List<String> messages = new ArrayList<>();
+        if (e instanceof ConfigValidationException validation) {
+            for (int i = 0; i < validation.getProblemCount(); i++) {
+                messages.add(explain(validation.getProblem(i).getMessage(), raw));
+            }
+        } else {
+            messages.add(explain(String.valueOf(e.getMessage()), raw));
+        }
+        return messages;
+    }
+
+    private static String explain(String message, SmallRyeConfig raw) {
+        for (ConfigVariable variable : ConfigVariable.values()) {
+            if (message.contains(variable.property())) {
+                String value = raw.getConfigValue(variable.property()).getRawValue();
+                return variable.name() + "=" + value + " is invalid: expected " + variable.allowed()
+                        + " (" + message + ")";
+            }
+        }
+        return message;
+    }
+}

@@ -1,0 +1,62 @@
+package io.symmem.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Checks the relations between values that types alone cannot (RANK < WORLD_SIZE, ...). */
+public final class SymmemConfigValidator {
+    /** Upper bound on ranks in one world: the store is built for it; buffers have their own limit. */
+    public static final int MAX_WORLD_SIZE = 1 << 16;
+
+    private SymmemConfigValidator() {
+    }
+
+    public static List<String> problems(SymmemConfig c) {
+        List<String> problems = new ArrayList<>();
+        if (c.worldSize() < 1 || c.worldSize() > MAX_WORLD_SIZE) {
+            problems.add(bad(ConfigVariable.WORLD_SIZE, c.worldSize(), "must be between 1 and " + MAX_WORLD_SIZE));
+        } else if (c.rank() < 0 || c.rank() >= c.worldSize()) {
+            problems.add(bad(ConfigVariable.RANK, c.rank(), "must satisfy 0 <= RANK < WORLD_SIZE (WORLD_SIZE=" + c.worldSize() + ")"));
+        }
+        int localWorld = c.effectiveLocalWorldSize();
+        if (localWorld < 1 || localWorld > c.worldSize()) {
+            problems.add(bad(ConfigVariable.LOCAL_WORLD_SIZE, localWorld,
+                    "must satisfy 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE (WORLD_SIZE=" + c.worldSize() + ")"));
+        } else if (c.effectiveLocalRank() < 0 || c.effectiveLocalRank() >= localWorld) {
+            problems.add(bad(ConfigVariable.LOCAL_RANK, c.effectiveLocalRank(),
+                    "must satisfy 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE (LOCAL_WORLD_SIZE=" + localWorld + ")"));
+        }
+        if (c.masterAddr().isBlank()) {
+            problems.add(bad(ConfigVariable.MASTER_ADDR, "''", "must name a host"));
+        }
+        checkPort(problems, ConfigVariable.MASTER_PORT, c.masterPort());
+        checkPort(problems, ConfigVariable.SYMMEM_HTTP_PORT, c.http().port());
+        if (c.http().port() + Math.max(0, c.effectiveLocalRank()) > 65535) {
+            problems.add(bad(ConfigVariable.SYMMEM_HTTP_PORT, c.http().port(),
+                    "plus LOCAL_RANK (" + c.effectiveLocalRank() + ") must stay within 65535"));
+        }
+        checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_STORE, c.timeout().store());
+        checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_RENDEZVOUS, c.timeout().rendezvous());
+        checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_BARRIER, c.timeout().barrier());
+        return problems;
+    }
+
+    private static void checkPort(List<String> problems, ConfigVariable variable, int port) {
+        if (port < 1 || port > 65535) {
+            problems.add(bad(variable, port, "must be a TCP port, 1..65535"));
+        }
+    }
+
+    private static void checkPositive(List<String> problems, ConfigVariable variable, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            problems.add(bad(variable, d, "must be a positive duration such as 30s"));
+        } else if (d.toMillis() > Integer.MAX_VALUE) {
+            problems.add(bad(variable, d, "must be shorter than 24 days"));
+        }
+    }
+
+    private static String bad(ConfigVariable variable, Object value, String rule) {
+        return variable.name() + "=" + value + " is invalid: " + rule;
+    }
+}

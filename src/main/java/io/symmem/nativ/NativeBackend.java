@@ -1,0 +1,61 @@
+package io.symmem.nativ;
+
+/** An opened libsymmem backend ("host" or "cuda") on one device. */
+public final class NativeBackend implements AutoCloseable {
+    private SymmemLibrary.BackendHandle handle = new SymmemLibrary.BackendHandle();
+    private final String name;
+    private final String deviceName;
+    private final int device;
+    private final int deviceCount;
+
+    public NativeBackend(String name, int device) {
+        Status.check(SymmemLibrary.symmem_backend_open(name, device, handle), "symmem_backend_open");
+        try (SymmemLibrary.BackendInfo info = new SymmemLibrary.BackendInfo()) {
+            Status.check(SymmemLibrary.symmem_backend_get_info(handle, info), "symmem_backend_get_info");
+            this.name = info.name().getString();
+            this.deviceName = info.deviceName().getString();
+            this.device = info.device();
+            this.deviceCount = info.deviceCount();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String deviceName() {
+        return deviceName;
+    }
+
+    /** Device ordinal; -1 for the host backend. */
+    public int device() {
+        return device;
+    }
+
+    public int deviceCount() {
+        return deviceCount;
+    }
+
+    /** Allocates this rank's part of a symmetric buffer (not yet mapped to peers). */
+    public NativeBuffer allocate(long sizeBytes) {
+        return new NativeBuffer(open(), sizeBytes);
+    }
+
+    SymmemLibrary.BackendHandle open() {
+        if (handle == null) {
+            throw new IllegalStateException("backend " + name + " is closed");
+        }
+        return handle;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (handle != null) {
+            SymmemLibrary.symmem_backend_close(handle);
+            handle = null;
+        }
+    }
+}

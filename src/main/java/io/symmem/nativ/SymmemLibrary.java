@@ -1,0 +1,156 @@
+package io.symmem.nativ;
+
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.javacpp.annotation.ByPtrPtr;
+import org.bytedeco.javacpp.annotation.Cast;
+import org.bytedeco.javacpp.annotation.MemberGetter;
+import org.bytedeco.javacpp.annotation.Name;
+import org.bytedeco.javacpp.annotation.Opaque;
+import org.bytedeco.javacpp.annotation.Platform;
+
+/**
+ * JavaCPP declarations of symmem.h, one to one. JavaCPP's Maven plugin generates and compiles the JNI
+ * glue from this class. Only {@link NativeCore} and the handle classes of this package call it: they
+ * turn status codes into exceptions and own the handles' lifetimes.
+ */
+@Platform(include = "symmem.h", link = "symmem")
+final class SymmemLibrary {
+    static {
+        Loader.load();
+    }
+
+    private SymmemLibrary() {
+    }
+
+    static final int SYMMEM_MAX_WORLD = 64;
+    static final int SYMMEM_SIGNAL_CHANNELS = 32;
+    static final int SYMMEM_FLOAT32 = 0;
+    static final int SYMMEM_SUM = 0;
+
+    @Opaque
+    @Name("symmem_channel")
+    static class ChannelHandle extends Pointer {
+        ChannelHandle() {
+            super((Pointer) null);
+        }
+    }
+
+    @Opaque
+    @Name("symmem_backend")
+    static class BackendHandle extends Pointer {
+        BackendHandle() {
+            super((Pointer) null);
+        }
+    }
+
+    @Opaque
+    @Name("symmem_buffer")
+    static class BufferHandle extends Pointer {
+        BufferHandle() {
+            super((Pointer) null);
+        }
+    }
+
+    @Name("symmem_backend_info")
+    static class BackendInfo extends Pointer {
+        static {
+            Loader.load();
+        }
+
+        BackendInfo() {
+            allocate();
+        }
+
+        private native void allocate();
+
+        @MemberGetter
+        @Name("name")
+        native @Cast("const char*") BytePointer name();
+
+        @MemberGetter
+        @Name("device_name")
+        native @Cast("const char*") BytePointer deviceName();
+
+        @MemberGetter
+        @Name("device")
+        native int device();
+
+        @MemberGetter
+        @Name("device_count")
+        native int deviceCount();
+    }
+
+    // library
+    static native @Cast("const char*") BytePointer symmem_last_error();
+
+    static native @Cast("const char*") BytePointer symmem_version();
+
+    static native int symmem_abi_version();
+
+    static native int symmem_built_with_cuda();
+
+    static native int symmem_close_fd(int fd);
+
+    // channel
+    static native int symmem_channel_open(String name, @ByPtrPtr ChannelHandle out);
+
+    static native int symmem_channel_close(ChannelHandle channel);
+
+    static native int symmem_channel_send_fd(ChannelHandle channel, String peerName, int rank, int tag, int fd,
+            int timeoutMs);
+
+    static native int symmem_channel_recv_fd(ChannelHandle channel, int tag, IntPointer outRank, IntPointer outFd,
+            int timeoutMs);
+
+    static native int symmem_channel_all_gather_fds(ChannelHandle channel,
+            @Cast("const char* const*") PointerPointer<?> peerNames, int rank, int world, int tag, int fd,
+            IntPointer outFds, int timeoutMs);
+
+    static native int symmem_channel_broadcast_fds(ChannelHandle channel,
+            @Cast("const char* const*") PointerPointer<?> peerNames, int rank, int world, int root, int tag, int fd,
+            IntPointer outFd, int timeoutMs);
+
+    // backends
+    static native int symmem_backend_open(String name, int device, @ByPtrPtr BackendHandle out);
+
+    static native int symmem_backend_close(BackendHandle backend);
+
+    static native int symmem_backend_get_info(BackendHandle backend, BackendInfo out);
+
+    static native int symmem_cuda_device_count(IntPointer out);
+
+    // buffers
+    static native int symmem_buffer_alloc(BackendHandle backend, @Cast("uint64_t") long sizeBytes,
+            @ByPtrPtr BufferHandle out);
+
+    static native int symmem_buffer_export_fd(BufferHandle buffer, IntPointer outFd);
+
+    static native int symmem_buffer_import(BufferHandle buffer, int rank, int world, @Cast("const int*") int[] fds);
+
+    static native int symmem_buffer_free(BufferHandle buffer);
+
+    static native @Cast("uint64_t") long symmem_buffer_size(BufferHandle buffer);
+
+    static native int symmem_buffer_rank(BufferHandle buffer);
+
+    static native int symmem_buffer_world(BufferHandle buffer);
+
+    static native Pointer symmem_buffer_ptr(BufferHandle buffer, int r);
+
+    static native Pointer symmem_buffer_signal_pad(BufferHandle buffer, int r);
+
+    // synchronisation
+    static native int symmem_put_signal(BufferHandle buffer, int peer, int channel, int timeoutMs);
+
+    static native int symmem_wait_signal(BufferHandle buffer, int peer, int channel, int timeoutMs);
+
+    static native int symmem_barrier(BufferHandle buffer, int channel, int timeoutMs);
+
+    // collectives
+    static native int symmem_all_reduce_one_shot(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count, Pointer out, int channel, int timeoutMs);
+}

@@ -1,0 +1,75 @@
+package io.symmem.store;
+
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** Client side: builds TCPStore request frames. Keys passed here are wire keys (prefix included). */
+final class RequestEncoder {
+
+    private RequestEncoder() {}
+
+    static Buffer validate() {
+        return start(QueryType.VALIDATE).appendIntLE(TcpStoreWire.VALIDATION_MAGIC);
+    }
+
+    static Buffer ping(int nonce) {
+        return start(QueryType.PING).appendIntLE(nonce);
+    }
+
+    static Buffer set(String key, byte[] value) {
+        Buffer frame = start(QueryType.SET);
+        appendKey(frame, key);
+        return frame.appendLongLE(value.length).appendBytes(value);
+    }
+
+    static Buffer get(String key) {
+        return appendKey(start(QueryType.GET), key);
+    }
+
+    static Buffer add(String key, long delta) {
+        return appendKey(start(QueryType.ADD), key).appendLongLE(delta);
+    }
+
+    static Buffer check(List<String> keys) {
+        return appendKeyList(start(QueryType.CHECK), keys);
+    }
+
+    static Buffer waitFor(List<String> keys) {
+        return appendKeyList(start(QueryType.WAIT), keys);
+    }
+
+    static Buffer cancelWait() {
+        return start(QueryType.CANCEL_WAIT);
+    }
+
+    static Buffer getNumKeys() {
+        return start(QueryType.GETNUMKEYS);
+    }
+
+    static Buffer deleteKey(String key) {
+        return appendKey(start(QueryType.DELETE_KEY), key);
+    }
+
+    /** Wire size of a key, for checking it against the limits before sending. */
+    static int keyBytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static Buffer start(QueryType type) {
+        return Buffer.buffer().appendByte((byte) type.code());
+    }
+
+    private static Buffer appendKey(Buffer frame, String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        return frame.appendLongLE(bytes.length).appendBytes(bytes);
+    }
+
+    private static Buffer appendKeyList(Buffer frame, List<String> keys) {
+        frame.appendLongLE(keys.size());
+        for (String key : keys) {
+            appendKey(frame, key);
+        }
+        return frame;
+    }
+}

@@ -1,0 +1,216 @@
+package io.symmem.store;
+
+import io.smallrye.mutiny.Uni;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * All-gather, broadcast and barrier of small byte values among the ranks of one group, through a
+ * {@link Store}.
+ *
+ * <p>Every call takes the next round number of THIS instance, and its keys are
+ * {@code symmem/ex/<group>/<round>/<op>/<rank>}. Because the round counter belongs to the group (not
+ * to the process, as PyTorch's global sequence counter does), a subgroup and the world can be used in
+ * any interleaving without their rendezvous keys colliding. All ranks of a group must make the same
+ * sequence of calls on their instance for the group, as with any collective.
+ *
+ * <p>Calls start when made (the returned Uni reports the outcome). On timeout the Uni fails with a
+ * {@link RendezvousTimeoutException} naming the group, the round and the ranks whose key is missing.
+ *
+ * <p>Keys are never deleted (a rank cannot know when every peer has read them without another
+ * round); they are small, and a group is expected to make few calls.
+ */
+public final class StoreExchange {
+
+    static final String KEY_ROOT = "symmem/ex/";
+
+    private final Store store;
+    private final String groupName;
+    private final int rank;
+    private final int worldSize;
+    private final AtomicLong nextRound = new AtomicLong();
+
+    public StoreExchange(Store store, String groupName, int rank, int worldSize) {
+        this.store = Objects.requireNonNull(store, "store must not be null");
+        if (groupName == null || groupName.isBlank()) {
+            throw new IllegalArgumentException("groupName must not be blank");
+        }
+        if (groupName.contains("/")) {
+            // '/' separates key segments; allowing it would let "a/1" and "a" collide.
+            throw new IllegalArgumentException("groupName must not contain '/', got '" + groupName + "'");
+        }
+        if (worldSize < 1) {
+            throw new IllegalArgumentException("worldSize must be at least 1, got " + worldSize);
+        }
+        if (rank < 0 || rank >= worldSize) {
+            throw new IllegalArgumentException("rank must be in 0.." + (worldSize - 1) + ", got " + rank);
+        }
+        this.groupName = groupName;
+        this.rank = rank;
+        this.worldSize = worldSize;
+    }
+
+    public String groupName() {
+        return groupName;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int worldSize() {
+        return worldSize;
+    }
+
+    /** Rounds started so far; the next call uses this number. */
+    public long rounds() {
+        return nextRound.get();
+    }
+
+    /** Every rank contributes {@code mine}; yields all contributions, index = rank. */
+    public Uni<List<byte[]>> allGather(byte[] mine, Duration timeout) {
+        Objects.requireNonNull(mine, "mine must not be null");
+        requirePositive(timeout);
+        Round round = new Round("all_gather", nextRound.getAndIncrement(), timeout);
+        List<String> keys = round.keysOfAllRanks();
+        Uni<List<byte[]>> work = store.set(keys.get(rank), mine)
+                .chain(() -> awaitRanks(round, keys))
+                .chain(() -> readAll(keys, mine, round));
+        return started(work);
+    }
+
+    /**
+     * The root's value on every rank. {@code value} is required on the root and ignored elsewhere
+     * (pass null).
+     */
+    public Uni<byte[]> broadcast(int root, byte[] value, Duration timeout) {
+        if (root < 0 || root >= worldSize) {
+            throw new IllegalArgumentException("root must be in 0.." + (worldSize - 1) + ", got " + root);
+        }
+        if (root == rank) {
+            Objects.requireNonNull(value, "value must not be null on the root rank");
+        }
+        requirePositive(timeout);
+        Round round = new Round("broadcast", nextRound.getAndIncrement(), timeout);
+        String rootKey = round.key(root);
+        Uni<byte[]> work = root == rank
+                ? store.set(rootKey, value).replaceWith(value)
+                : store.get(rootKey, timeout)
+                        .onFailure(StoreTimeoutException.class)
+                        .recoverWithUni(timedOut -> explainTimeout(round, List.of(rootKey), timedOut));
+        return started(work);
+    }
+
+    /** Completes on every rank once all ranks of the group have called it. */
+    public Uni<Void> barrier(Duration timeout) {
+        requirePositive(timeout);
+        Round round = new Round("barrier", nextRound.getAndIncrement(), timeout);
+        List<String> keys = round.keysOfAllRanks();
+        Uni<Void> work = store.set(keys.get(rank), new byte[0]).chain(() -> awaitRanks(round, keys));
+        return started(work);
+    }
+
+    // ---- internals --------------------------------------------------------------------------
+
+    /** One collective call: its op name, round number and deadline. */
+    private final class Round {
+        final String op;
+        final long number;
+        final Duration timeout;
+        final long deadlineNanos;
+
+        Round(String op, long number, Duration timeout) {
+            this.op = op;
+            this.number = number;
+            this.timeout = timeout;
+            this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+        }
+
+        String key(int ofRank) {
+            return KEY_ROOT + groupName + "/" + number + "/" + op + "/" + ofRank;
+        }
+
+        List<String> keysOfAllRanks() {
+            List<String> keys = new ArrayList<>(worldSize);
+            for (int r = 0; r < worldSize; r++) {
+                keys.add(key(r));
+            }
+            return keys;
+        }
+
+        Duration remaining() {
+            return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+        }
+    }
+
+    private Uni<Void> awaitRanks(Round round, List<String> keys) {
+        return store.await(keys, round.remaining().isZero() ? Duration.ofMillis(1) : round.remaining())
+                .onFailure(StoreTimeoutException.class)
+                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
+    }
+
+    /** All keys are known to exist now, so each get answers at once; our own value needs no trip. */
+    private Uni<List<byte[]>> readAll(List<String> keys, byte[] mine, Round round) {
+        // The keys exist, so a floor keeps a nearly spent deadline from failing reads that answer at once.
+        Duration readTimeout = round.remaining().compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : round.remaining();
+        List<Uni<byte[]>> reads = new ArrayList<>(worldSize);
+        for (int r = 0; r < worldSize; r++) {
+            reads.add(r == rank ? Uni.createFrom().item(mine) : store.get(keys.get(r), readTimeout));
+        }
+        return Uni.join().all(reads).andFailFast();
+    }
+
+    /**
+     * Turns a store timeout into one naming the missing ranks, found with check() on each rank's key
+     * after the deadline. If those checks fail too, the original timeout is reported.
+     */
+    private <T> Uni<T> explainTimeout(Round round, List<String> keys, Throwable timedOut) {
+        List<Uni<Boolean>> checks = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            checks.add(store.check(List.of(key)));
+        }
+        return Uni.join().all(checks).andFailFast()
+                .onFailure().transform(checkFailed -> timedOut)
+                .chain(present -> {
+                    List<Integer> missingRanks = new ArrayList<>();
+                    List<String> missingKeys = new ArrayList<>();
+                    for (int i = 0; i < keys.size(); i++) {
+                        if (!present.get(i)) {
+                            missingKeys.add(keys.get(i));
+                            missingRanks.add(rankOfKey(keys.get(i)));
+                        }
+                    }
+                    if (missingRanks.isEmpty()) {
+                        // Everyone arrived just after the deadline; still a timeout, name all awaited ranks.
+                        for (String key : keys) {
+                            missingKeys.add(key);
+                            missingRanks.add(rankOfKey(key));
+                        }
+                    }
+                    String message = round.op + " of group '" + groupName + "' (round " + round.number
+                            + ") timed out after " + DurationText.of(round.timeout) + ": no value from rank(s) "
+                            + missingRanks + " via store " + store.describe();
+                    return Uni.createFrom().failure(
+                            new RendezvousTimeoutException(message, missingKeys, groupName, round.number, missingRanks));
+                });
+    }
+
+    private static int rankOfKey(String key) {
+        return Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
+    }
+
+    private static void requirePositive(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+    }
+
+    /** Starts the work now, so the round's set happens at call time whatever the caller does with the Uni. */
+    private static <T> Uni<T> started(Uni<T> work) {
+        return Uni.createFrom().completionStage(work.subscribeAsCompletionStage());
+    }
+}

@@ -1,0 +1,49 @@
+package io.symmem.store;
+
+import java.util.List;
+
+/** One decoded client→server frame. Keys are the exact wire keys (prefix included). */
+sealed interface StoreRequest {
+
+    QueryType type();
+
+    record Validate(int magic) implements StoreRequest {
+        public QueryType type() { return QueryType.VALIDATE; }
+    }
+
+    record Set(String key, byte[] value) implements StoreRequest {
+        public QueryType type() { return QueryType.SET; }
+    }
+
+    record Get(String key) implements StoreRequest {
+        public QueryType type() { return QueryType.GET; }
+    }
+
+    record Add(String key, long delta) implements StoreRequest {
+        public QueryType type() { return QueryType.ADD; }
+    }
+
+    record Check(List<String> keys) implements StoreRequest {
+        public QueryType type() { return QueryType.CHECK; }
+    }
+
+    record Wait(List<String> keys) implements StoreRequest {
+        public QueryType type() { return QueryType.WAIT; }
+    }
+
+    record GetNumKeys() implements StoreRequest {
+        public QueryType type() { return QueryType.GETNUMKEYS; }
+    }
+
+    record DeleteKey(String key) implements StoreRequest {
+        public QueryType type() { return QueryType.DELETE_KEY; }
+    }
+
+    record CancelWait() implements StoreRequest {
+        public QueryType type() { return QueryType.CANCEL_WAIT; }
+    }
+
+    record Ping(int nonce) implements StoreRequest {
+        public QueryType type() { return QueryType.PING; }
+    }
+}

@@ -1,0 +1,166 @@
+package io.symmem.store;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Objects;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The rendezvous store server (hosted by rank 0): an in-memory key/value map served over TCP with
+ * PyTorch TCPStore's framing. All state lives on one event-loop context, so no locks are needed and
+ * no handler ever blocks.
+ *
+ * <pre>{@code
+ * StoreServer server = new StoreServer(vertx, StoreLimits.defaults());
+ * int port = server.listen("0.0.0.0", 29500).await().atMost(Duration.ofSeconds(5));
+ * ...
+ * server.close();
+ * }</pre>
+ */
+public final class StoreServer implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(StoreServer.class);
+
+    private final Vertx vertx;
+    private final StoreLimits limits;
+    private final Context context;
+    private final StoreState state = new StoreState();
+    private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Address given to the constructor for {@link #start()}; null when {@link #listen} is used directly. */
+    private final String configuredHost;
+    private final int configuredPort;
+    private NetServer netServer;
+    private volatile String boundHost;
+    private volatile int boundPort = -1;
+
+    /** A server with {@link StoreLimits#defaults()} that {@link #start()} binds to host:port (0 = ephemeral). */
+    public StoreServer(Vertx vertx, String host, int port) {
+        this(vertx, host, port, StoreLimits.defaults());
+    }
+
+    /** {@code host} may be null when the address is given later to {@link #listen(String, int)}. */
+    public StoreServer(Vertx vertx, String host, int port, StoreLimits limits) {
+        this.vertx = Objects.requireNonNull(vertx, "vertx must not be null");
+        this.limits = Objects.requireNonNull(limits, "limits must not be null");
+        this.configuredHost = host;
+        this.configuredPort = checkPort(port);
+        this.context = vertx.getOrCreateContext();
+    }
+
+    /** A server whose address is given later, to {@link #listen(String, int)}. */
+    public StoreServer(Vertx vertx, StoreLimits limits) {
+        this(vertx, null, 0, limits);
+    }
+
+    /** Binds the address given to the constructor; yields the bound port. */
+    public Uni<Integer> start() {
+        if (configuredHost == null) {
+            throw new IllegalStateException("no address was given to the constructor; use listen(host, port)");
+        }
+        return listen(configuredHost, configuredPort);
+    }
+
+    /**
+     * Binds host:port and starts serving; the Uni yields the bound port (the ephemeral one when 0 was
+     * asked). Starts at once, like every Uni of this package.
+     */
+    public Uni<Integer> listen(String host, int port) {
+        Objects.requireNonNull(host, "host must not be null");
+        checkPort(port);
+        Promise<Integer> bound = Promise.promise();
+        context.runOnContext(ignored -> {
+            if (netServer != null) {
+                bound.fail(new IllegalStateException("store server is already listening on " + address()));
+                return;
+            }
+            netServer = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true));
+            netServer.connectHandler(this::accept);
+            netServer.listen().onSuccess(server -> {
+                boundHost = host;
+                boundPort = server.actualPort();
+                LOG.infof("store server listening on %s", address());
+                bound.complete(boundPort);
+            }).onFailure(e -> {
+                netServer = null;
+                bound.fail(new StoreException("store server could not bind " + host + ":" + port + ": " + e.getMessage(), e));
+            });
+        });
+        return fromFuture(bound.future());
+    }
+
+    private void accept(NetSocket socket) {
+        StoreServerConnection connection = new StoreServerConnection(socket, state, limits);
+        connections.add(connection);
+        socket.handler(connection::onData);
+        socket.closeHandler(v -> {
+            connection.onClosed();
+            connections.remove(connection);
+        });
+        socket.exceptionHandler(e -> LOG.debugf("store: connection from %s failed: %s", connection.remote(), e));
+    }
+
+    private static int checkPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return port;
+    }
+
+    /** The bound port; -1 before {@link #start()} completed. */
+    public int port() {
+        return boundPort;
+    }
+
+    /** host:port as bound, for logs and for telling clients where to connect. */
+    public String address() {
+        return boundHost + ":" + boundPort;
+    }
+
+    /** Number of WAITs the server holds unanswered; for tests and diagnostics. */
+    Uni<Integer> pendingWaitCount() {
+        Promise<Integer> count = Promise.promise();
+        context.runOnContext(ignored -> count.complete(state.pendingWaits()));
+        return fromFuture(count.future());
+    }
+
+    /** Closes every connection (their clients see "connection lost") and the listening socket. */
+    public Uni<Void> stop() {
+        Promise<Void> stopped = Promise.promise();
+        context.runOnContext(ignored -> {
+            for (StoreServerConnection connection : new ArrayList<>(connections)) {
+                connection.close();
+            }
+            connections.clear();
+            if (netServer == null) {
+                stopped.complete();
+                return;
+            }
+            netServer.close().onComplete(done -> {
+                LOG.infof("store server on %s stopped", address());
+                stopped.complete();
+            });
+        });
+        return fromFuture(stopped.future());
+    }
+
+    /** Blocking {@link #stop()}; do not call it from an event-loop thread. */
+    @Override
+    public void close() {
+        stop().await().atMost(Duration.ofSeconds(10));
+    }
+
+    private static <T> Uni<T> fromFuture(Future<T> future) {
+        return Uni.createFrom().completionStage(future.toCompletionStage());
+    }
+}

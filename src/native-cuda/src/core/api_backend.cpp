@@ -1,0 +1,40 @@
+// C entry points for backends: pick the implementation by name.
+#include <cstring>
+
+#include "core/backend.h"
+#include "core/validate.h"
+
+using namespace symmem;
+
+extern "C" {
+
+symmem_status symmem_backend_open(const char* name, int device, symmem_backend** out) {
+  return guarded("symmem_backend_open", [&]() -> symmem_status {
+    SYMMEM_REQUIRE_NOT_NULL(name);
+    SYMMEM_REQUIRE_NOT_NULL(out);
+    *out = nullptr;
+    if (std::strcmp(name, "host") == 0) return open_host_backend(out);  // device is ignored
+    if (std::strcmp(name, "cuda") == 0) return open_cuda_backend(device, out);
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                "backend name '%s' is unknown; the allowed names are \"host\" and \"cuda\"", name);
+  });
+}
+
+symmem_status symmem_backend_close(symmem_backend* backend) {
+  delete backend;  // NULL is a no-op
+  return SYMMEM_OK;
+}
+
+symmem_status symmem_backend_get_info(symmem_backend* backend, symmem_backend_info* out) {
+  SYMMEM_REQUIRE_NOT_NULL(backend);
+  SYMMEM_REQUIRE_NOT_NULL(out);
+  *out = backend->info();
+  return SYMMEM_OK;
+}
+
+symmem_status symmem_cuda_device_count(int* out) {
+  SYMMEM_REQUIRE_NOT_NULL(out);
+  return cuda_device_count(out);
+}
+
+}  // extern "C"

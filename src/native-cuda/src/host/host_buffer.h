@@ -1,0 +1,51 @@
+// A symmetric buffer in shared host memory: one memfd per rank, every peer's memfd mapped in
+// every process. Layout of each memfd: [data, page-rounded][signal pad, page-rounded].
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace symmem::host {
+
+class HostBuffer final : public symmem_buffer {
+ public:
+  static symmem_status create(uint64_t size_bytes, symmem_buffer** out);
+  ~HostBuffer() override;
+
+  symmem_status export_fd(int* out_fd) override;
+  symmem_status import(int rank, int world, const int* fds) override;
+
+  uint64_t size() const override { return requested_; }
+  int rank() const override { return rank_; }
+  int world() const override { return world_; }
+  void* ptr(int r) override { return base(r); }
+  void* signal_pad(int r) override { return static_cast<char*>(base(r)) + data_bytes_; }
+  bool overlaps(const void* p, size_t n) const override;
+
+  symmem_status put_signal(int peer, int channel, int timeout_ms) override;
+  symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
+  symmem_status barrier(int channel, int timeout_ms) override;
+  symmem_status all_reduce_sum_f32(uint64_t count, float* out, int channel,
+                                   int timeout_ms) override;
+
+ private:
+  HostBuffer() = default;
+  void* base(int r) const { return r == SYMMEM_RANK_SELF ? local_ : maps_[r]; }
+  uint32_t* pad(int r) const {
+    return reinterpret_cast<uint32_t*>(static_cast<char*>(base(r)) + data_bytes_);
+  }
+  size_t mapping_bytes() const { return data_bytes_ + pad_bytes_; }
+
+  int fd_ = -1;
+  uint64_t requested_ = 0;
+  size_t data_bytes_ = 0;  // requested_ rounded up to the page size
+  size_t pad_bytes_ = 0;   // signal pad rounded up to the page size
+  void* local_ = nullptr;
+  std::vector<void*> maps_;  // after import: maps_[r] is rank r's mapping, maps_[rank_] == local_
+  int rank_ = SYMMEM_RANK_SELF;
+  int world_ = 0;
+};
+
+}  // namespace symmem::host

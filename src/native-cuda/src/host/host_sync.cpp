@@ -1,0 +1,61 @@
+// HostBuffer's signals and barrier, on top of the protocol in signal.h.
+#include <algorithm>
+#include <string>
+
+#include "core/status.h"
+#include "host/host_buffer.h"
+#include "host/signal.h"
+
+namespace symmem::host {
+namespace {
+
+std::string rank_list(std::vector<PendingSlot> v) {
+  std::sort(v.begin(), v.end(), [](const PendingSlot& a, const PendingSlot& b) { return a.rank < b.rank; });
+  std::string s;
+  for (const PendingSlot& p : v) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(p.rank);
+  }
+  return s;
+}
+
+}  // namespace
+
+symmem_status HostBuffer::put_signal(int peer, int channel, int timeout_ms) {
+  Deadline dl(timeout_ms);
+  std::vector<PendingSlot> puts{{peer, slot(pad(peer), channel, rank_)}}, takes;
+  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  return fail(SYMMEM_ERR_TIMEOUT,
+              "put_signal(peer %d, channel %d): timed out after %d ms; rank %d has not consumed "
+              "the previous signal",
+              peer, channel, timeout_ms, peer);
+}
+
+symmem_status HostBuffer::wait_signal(int peer, int channel, int timeout_ms) {
+  Deadline dl(timeout_ms);
+  std::vector<PendingSlot> puts, takes{{peer, slot(pad(rank_), channel, peer)}};
+  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  return fail(SYMMEM_ERR_TIMEOUT,
+              "wait_signal(peer %d, channel %d): timed out after %d ms; no signal from rank %d",
+              peer, channel, timeout_ms, peer);
+}
+
+symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
+  Deadline dl(timeout_ms);
+  std::vector<PendingSlot> puts, takes;
+  for (int r = 0; r < world_; ++r) {
+    if (r == rank_) continue;
+    puts.push_back({r, slot(pad(r), channel, rank_)});    // "I have arrived", on r's pad
+    takes.push_back({r, slot(pad(rank_), channel, r)});   // "r has arrived", on my pad
+  }
+  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  std::string msg = "barrier(channel " + std::to_string(channel) + "): timed out after " +
+                    std::to_string(timeout_ms) + " ms";
+  if (!takes.empty()) msg += " waiting for rank(s) " + rank_list(takes);
+  if (!puts.empty())
+    msg += (takes.empty() ? "; " : "; also ") + std::string("rank(s) ") + rank_list(puts) +
+           " did not consume this rank's previous signal";
+  return fail(SYMMEM_ERR_TIMEOUT, "%s", msg.c_str());
+}
+
+}  // namespace symmem::host

@@ -1,0 +1,56 @@
+#include "host/signal.h"
+
+namespace symmem::host {
+
+bool try_put(uint32_t* s) {
+  // Plain load first: while the slot is busy, spinning on a read keeps the cache line shared
+  // instead of bouncing it between cores with failed read-modify-writes.
+  if (__atomic_load_n(s, __ATOMIC_RELAXED) != 0) return false;
+  uint32_t expected = 0;
+  return __atomic_compare_exchange_n(s, &expected, 1u, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+bool try_take(uint32_t* s) {
+  if (__atomic_load_n(s, __ATOMIC_RELAXED) != 1) return false;
+  uint32_t expected = 1;
+  return __atomic_compare_exchange_n(s, &expected, 0u, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+namespace {
+
+// Removes the entries whose operation succeeds now; true if any did.
+template <class Op>
+bool progress(std::vector<PendingSlot>& v, Op op) {
+  bool any = false;
+  for (size_t i = 0; i < v.size();) {
+    if (op(v[i].slot)) {
+      v[i] = v.back();
+      v.pop_back();
+      any = true;
+    } else {
+      ++i;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
+bool drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl) {
+  // Puts and takes advance together: one slow peer never delays signalling the others, and a
+  // timeout can name every rank that is missing, not just the first.
+  Backoff backoff;
+  for (;;) {
+    bool moved = progress(puts, try_put);
+    moved |= progress(takes, try_take);
+    if (puts.empty() && takes.empty()) return true;
+    if (moved) {
+      backoff.reset();
+      continue;
+    }
+    if (dl.expired()) return false;
+    backoff.pause();
+  }
+}
+
+}  // namespace symmem::host

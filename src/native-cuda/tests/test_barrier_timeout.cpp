@@ -1,0 +1,50 @@
+// A rank that never reaches the barrier is named in the timeout; put/wait timeouts too.
+#include "test_util.h"
+
+static const int kWorld = 4;
+
+static int rank_main(int rank) {
+  Names names("btimeout", kWorld);
+  symmem_backend* be = nullptr;
+  CHECK_OK(symmem_backend_open("host", 0, &be));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, 4096, &b));
+  symmem_channel* ch = nullptr;
+  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
+  int fd = -1, fds[kWorld];
+  CHECK_OK(symmem_buffer_export_fd(b, &fd));
+  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, kWorld, 1, fd, fds, 10000));
+  CHECK_OK(symmem_buffer_import(b, rank, kWorld, fds));
+  for (int r = 0; r < kWorld; ++r) close(fds[r]);
+  CHECK_OK(symmem_channel_close(ch));
+  if (rank == 3) return 0;  // imported, then leaves without ever entering a barrier
+
+  CHECK_STATUS(symmem_barrier(b, 0, 500), SYMMEM_ERR_TIMEOUT);
+  const char* expected = "barrier(channel 0): timed out after 500 ms waiting for rank(s) 3";
+  if (std::strcmp(symmem_last_error(), expected) != 0)
+    TEST_FAIL("message \"%s\", expected \"%s\"", symmem_last_error(), expected);
+
+  if (rank == 0) {
+    // Rank 3 never consumes: the first put lands, the second cannot.
+    CHECK_OK(symmem_put_signal(b, 3, 5, 100));
+    CHECK_STATUS(symmem_put_signal(b, 3, 5, 100), SYMMEM_ERR_TIMEOUT);
+    CHECK_ERROR_HAS("put_signal(peer 3, channel 5): timed out after 100 ms; rank 3 has not consumed");
+    CHECK_STATUS(symmem_wait_signal(b, 3, 5, 100), SYMMEM_ERR_TIMEOUT);
+    CHECK_ERROR_HAS("wait_signal(peer 3, channel 5): timed out after 100 ms; no signal from rank 3");
+    // The all-reduce reports its first barrier, with context.
+    std::vector<float> out(4);
+    CHECK_STATUS(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 4, out.data(), 6, 200),
+                 SYMMEM_ERR_TIMEOUT);
+    CHECK_ERROR_HAS("all_reduce_one_shot (waiting for inputs): barrier(channel 6)");
+    CHECK_ERROR_HAS("rank(s) 1, 2, 3");
+  }
+  CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_backend_close(be));
+  return 0;
+}
+
+int main() {
+  RUN_RANKS(kWorld, rank_main);
+  std::printf("test_barrier_timeout: missing rank named: OK\n");
+  return 0;
+}

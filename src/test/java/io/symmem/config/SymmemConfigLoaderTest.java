@@ -1,0 +1,125 @@
+package io.symmem.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class SymmemConfigLoaderTest {
+
+    private static SymmemConfig load(Map<String, String> env) {
+        return SymmemConfigLoader.load(env, new Properties());
+    }
+
+    private static String problem(Map<String, String> env) {
+        try {
+            load(env);
+        } catch (InvalidConfigurationException e) {
+            return e.getMessage();
+        }
+        throw new AssertionError("expected an invalid configuration for " + env);
+    }
+
+    @Test
+    void defaultsDescribeASingleProcessOnLoopback() {
+        SymmemConfig c = load(Map.of());
+        assertThat(c.rank()).isZero();
+        assertThat(c.worldSize()).isEqualTo(1);
+        assertThat(c.effectiveLocalRank()).isZero();
+        assertThat(c.masterAddr()).isEqualTo("127.0.0.1");
+        assertThat(c.masterPort()).isEqualTo(29500);
+        assertThat(c.backend()).isEqualTo(Backend.AUTO);
+        assertThat(c.timeout().rendezvous()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void readsTorchrunAndSymmemVariables() {
+        SymmemConfig c = load(Map.of("RANK", "3", "WORLD_SIZE", "8", "LOCAL_RANK", "1", "LOCAL_WORLD_SIZE", "4",
+                "MASTER_ADDR", "node0", "MASTER_PORT", "1234", "SYMMEM_BACKEND", "host",
+                "SYMMEM_TIMEOUT_RENDEZVOUS", "1500ms", "SYMMEM_HTTP_PORT", "9000"));
+        assertThat(c.rank()).isEqualTo(3);
+        assertThat(c.worldSize()).isEqualTo(8);
+        assertThat(c.effectiveLocalRank()).isEqualTo(1);
+        assertThat(c.effectiveLocalWorldSize()).isEqualTo(4);
+        assertThat(c.masterAddr()).isEqualTo("node0");
+        assertThat(c.masterPort()).isEqualTo(1234);
+        assertThat(c.backend()).isEqualTo(Backend.HOST);
+        assertThat(c.timeout().rendezvous()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.http().port()).isEqualTo(9000);
+    }
+
+    @Test
+    void localRankDefaultsToRank() {
+        SymmemConfig c = load(Map.of("RANK", "2", "WORLD_SIZE", "4"));
+        assertThat(c.effectiveLocalRank()).isEqualTo(2);
+        assertThat(c.effectiveLocalWorldSize()).isEqualTo(4);
+    }
+
+    @Test
+    void nonNumericRankNamesTheVariable() {
+        assertThat(problem(Map.of("RANK", "abc", "WORLD_SIZE", "4")))
+                .contains("RANK=abc is invalid").contains("0 <= RANK < WORLD_SIZE");
+    }
+
+    @Test
+    void rankOutsideTheWorldNamesBoth() {
+        assertThat(problem(Map.of("RANK", "4", "WORLD_SIZE", "4")))
+                .contains("RANK=4 is invalid").contains("WORLD_SIZE=4");
+    }
+
+    @Test
+    void missingWorldSizeIsNamed() {
+        assertThat(problem(Map.of("RANK", "1"))).contains("WORLD_SIZE is missing");
+        assertThat(problem(Map.of("WORLD_SIZE", "2"))).contains("RANK is missing");
+    }
+
+    @Test
+    void unknownBackendListsTheAllowedOnes() {
+        assertThat(problem(Map.of("SYMMEM_BACKEND", "gpu")))
+                .contains("SYMMEM_BACKEND=gpu is invalid").contains("auto, host, cuda");
+    }
+
+    @Test
+    void badPortsAndTimeoutsAreNamed() {
+        assertThat(problem(Map.of("MASTER_PORT", "70000"))).contains("MASTER_PORT=70000 is invalid");
+        assertThat(problem(Map.of("SYMMEM_TIMEOUT_BARRIER", "0s"))).contains("SYMMEM_TIMEOUT_BARRIER");
+        assertThat(problem(Map.of("SYMMEM_TIMEOUT_STORE", "soon"))).contains("SYMMEM_TIMEOUT_STORE=soon is invalid");
+        assertThat(problem(Map.of("LOCAL_WORLD_SIZE", "3", "RANK", "0", "WORLD_SIZE", "2")))
+                .contains("LOCAL_WORLD_SIZE=3 is invalid");
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
+                InvalidConfigurationException.class,
+                () -> load(Map.of("RANK", "9", "WORLD_SIZE", "2", "MASTER_PORT", "0")));
+        assertThat(e.problems()).hasSize(2);
+    }
+
+    @Test
+    void effectiveSettingsNameTheirSource() {
+        List<EffectiveSetting> rows = SymmemConfigLoader.effective(Map.of("RANK", "1", "WORLD_SIZE", "2"), new Properties());
+        EffectiveSetting rank = rows.stream().filter(r -> r.variable().equals("RANK")).findFirst().orElseThrow();
+        assertThat(rank.value()).isEqualTo("1");
+        assertThat(rank.source()).contains(TorchrunEnvConfigSource.NAME);
+        EffectiveSetting backend = rows.stream().filter(r -> r.variable().equals("SYMMEM_BACKEND")).findFirst().orElseThrow();
+        assertThat(backend.source()).isEqualTo("default");
+    }
+
+    @Test
+    void systemPropertiesWinOverTheEnvironment() {
+        Properties props = new Properties();
+        props.setProperty("symmem.backend", "host");
+        assertThat(SymmemConfigLoader.load(Map.of("SYMMEM_BACKEND", "cuda"), props).backend()).isEqualTo(Backend.HOST);
+    }
+
+    @Test
+    void rejectsAnInvalidValueWithoutThrowingSomethingElse() {
+        assertThatThrownBy(() -> load(Map.of("WORLD_SIZE", "0", "RANK", "0")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("WORLD_SIZE=0 is invalid");
+    }
+}

@@ -1,0 +1,87 @@
+package io.symmem.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Bad input and missing peers, seen from real rank processes. */
+class RankFailuresIT {
+
+    private static Map<String, String> rankEnv(int rank, int world, int masterPort, int httpBase) {
+        Map<String, String> env = new HashMap<>();
+        env.put("RANK", Integer.toString(rank));
+        env.put("WORLD_SIZE", Integer.toString(world));
+        env.put("MASTER_ADDR", "127.0.0.1");
+        env.put("MASTER_PORT", Integer.toString(masterPort));
+        env.put("SYMMEM_HTTP_PORT", Integer.toString(httpBase));
+        return env;
+    }
+
+    @Test
+    void aRankThatNeverJoinsIsNamedByEveryOtherRankWithinTheTimeout() throws Exception {
+        int port = Ports.free();
+        int http = Ports.free();
+        List<RankProcess> ranks = new ArrayList<>();
+        try {
+            for (int r = 0; r < 3; r++) { // rank 3 of 4 never starts
+                Map<String, String> env = rankEnv(r, 4, port, http);
+                env.put("SYMMEM_TIMEOUT_RENDEZVOUS", "4s");
+                ranks.add(RankProcess.start("rank" + r, env, "demo"));
+            }
+            for (int r = 0; r < 3; r++) {
+                RankProcess p = ranks.get(r);
+                int code = p.exitCode(60);
+                assertThat(code).as(p.output()).isEqualTo(1);
+                assertThat(p.output()).contains("rank " + r + " FAILED").contains("rank(s) [3]");
+                assertThat(p.isAlive()).isFalse();
+            }
+        } finally {
+            ranks.forEach(RankProcess::close);
+        }
+    }
+
+    @Test
+    void differentBufferSizesGiveAClearErrorOnEveryRank() throws Exception {
+        int port = Ports.free();
+        int http = Ports.free();
+        List<RankProcess> ranks = new ArrayList<>();
+        try {
+            for (int r = 0; r < 4; r++) {
+                ranks.add(RankProcess.start("rank" + r, rankEnv(r, 4, port, http), "demo", "--sizes", "4KiB",
+                        "--bytes-of-rank", "2=8192"));
+            }
+            for (int r = 0; r < 4; r++) {
+                RankProcess p = ranks.get(r);
+                assertThat(p.exitCode(90)).as(p.output()).isEqualTo(1);
+                assertThat(p.output()).contains("symmetric buffer sizes differ across the ranks of group 'demo'")
+                        .contains("rank 2: 8192 bytes").contains("rank 0: 4096 bytes");
+            }
+        } finally {
+            ranks.forEach(RankProcess::close);
+        }
+    }
+
+    @Test
+    void anInvalidVariableStopsStartUpNamingIt() throws Exception {
+        try (RankProcess p = RankProcess.start("bad-rank", Map.of("RANK", "abc", "WORLD_SIZE", "2"), "demo")) {
+            assertThat(p.exitCode(60)).isEqualTo(2);
+            assertThat(p.output()).contains("RANK=abc is invalid");
+        }
+        try (RankProcess p = RankProcess.start("bad-backend", Map.of("SYMMEM_BACKEND", "gpu"), "serve")) {
+            assertThat(p.exitCode(60)).isEqualTo(2);
+            assertThat(p.output()).contains("SYMMEM_BACKEND=gpu is invalid").contains("auto, host, cuda");
+        }
+    }
+
+    @Test
+    void aMissingVariableStopsStartUpNamingIt() throws Exception {
+        try (RankProcess p = RankProcess.start("no-world", Map.of("RANK", "1"), "demo")) {
+            assertThat(p.exitCode(60)).isEqualTo(2);
+            assertThat(p.output()).contains("WORLD_SIZE is missing");
+        }
+    }
+}

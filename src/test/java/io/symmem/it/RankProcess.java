@@ -1,0 +1,81 @@
+package io.symmem.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One process of the packaged application (target/quarkus-app), started the way a user starts it,
+ * with its own environment; stdout and stderr go to a file that the test reads afterwards.
+ */
+final class RankProcess implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+    private final String name;
+
+    private RankProcess(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    static Path appJar() {
+        Path jar = Path.of(System.getProperty("symmem.app.dir", "target/quarkus-app"), "quarkus-run.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("packaged application missing: " + jar + " (run mvn verify)");
+        }
+        return jar;
+    }
+
+    static RankProcess start(String name, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-jar", appJar().toString()));
+        command.addAll(List.of(args));
+        Path log = Files.createTempFile("symmem-" + name + "-", ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        // Only what the test sets: nothing of the surrounding run leaks in.
+        for (String key : List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")) {
+            builder.environment().remove(key);
+        }
+        builder.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_") || k.startsWith("QUARKUS_"));
+        builder.environment().putAll(env);
+        return new RankProcess(name, builder.start(), log);
+    }
+
+    /** Waits for the exit code; fails the test (and kills the process) past the deadline. */
+    int exitCode(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(name + " still running after " + seconds + " s; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    String output() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+            Files.deleteIfExists(log);
+        } catch (InterruptedException | IOException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.symmem.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A rank served over HTTP: /v1/info and readiness, before and after the world rendezvous. */
+class ServeIT {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Polls until the rank answers (it is starting) or the deadline passes. */
+    private HttpResponse<String> await(int port, String path, int status, long seconds) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+        HttpResponse<String> last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                last = get(port, path);
+                if (last.statusCode() == status) {
+                    return last;
+                }
+            } catch (java.io.IOException notYetListening) {
+                // the rank is still starting
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("GET " + path + " on port " + port + " never answered " + status + "; last: "
+                + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
+    }
+
+    @Test
+    void twoRanksBecomeReadyTogetherAndDescribeTheWorld() throws Exception {
+        int store = Ports.free();
+        int base = Ports.free();
+        Map<String, String> common = Map.of("WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1",
+                "MASTER_PORT", Integer.toString(store), "SYMMEM_HTTP_PORT", Integer.toString(base),
+                "SYMMEM_TIMEOUT_RENDEZVOUS", "60s");
+        Map<String, String> env0 = new java.util.HashMap<>(common);
+        env0.put("RANK", "0");
+        try (RankProcess rank0 = RankProcess.start("serve0", env0, "serve")) {
+            // Alone, rank 0 is alive but not ready: its peer has not joined.
+            HttpResponse<String> notReady = await(base, "/q/health/ready", 503, 60);
+            assertThat(notReady.body()).contains("JOINING");
+            Map<String, String> env1 = new java.util.HashMap<>(common);
+            env1.put("RANK", "1");
+            try (RankProcess rank1 = RankProcess.start("serve1", env1, "serve")) {
+                await(base, "/q/health/ready", 200, 60);
+                await(base + 1, "/q/health/ready", 200, 60);
+                HttpResponse<String> info = get(base + 1, "/v1/info");
+                assertThat(info.statusCode()).isEqualTo(200);
+                assertThat(info.body()).contains("\"rank\":1").contains("\"worldSize\":2")
+                        .contains("\"backend\":\"host\"").contains("\"state\":\"READY\"")
+                        .contains("\"httpPort\":" + base).contains("\"httpPort\":" + (base + 1));
+                assertThat(get(base, "/v1/config").body()).contains("\"variable\":\"RANK\"");
+                assertThat(rank0.isAlive()).as(rank0.output()).isTrue();
+                assertThat(rank1.isAlive()).as(rank1.output()).isTrue();
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.symmem.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.symmem.collective.AllReduce;
+import io.symmem.nativ.NativeBackend;
+import io.symmem.store.StoreExchange;
+import io.symmem.store.StoreLimits;
+import io.symmem.store.StoreServer;
+import io.symmem.store.TcpStoreClient;
+import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Four ranks as threads of one JVM, each with its own store client and host backend: the memory layer
+ * and the one-shot all-reduce through the real store and the real native library.
+ */
+class SymmetricAllocatorTest {
+    private static final int WORLD = 4;
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private Vertx vertx;
+    private StoreServer server;
+    private ExecutorService ranks;
+
+    @BeforeEach
+    void start() {
+        vertx = Vertx.vertx();
+        server = new StoreServer(vertx, StoreLimits.defaults());
+        server.listen("127.0.0.1", 0).await().atMost(TIMEOUT);
+        ranks = Executors.newFixedThreadPool(WORLD);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        ranks.shutdownNow();
+        assertThat(ranks.awaitTermination(20, TimeUnit.SECONDS)).as("rank threads ended").isTrue();
+        server.close();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    /** Runs body on `count` ranks (of a world of WORLD) and returns each rank's result or failure. */
+    private <T> List<Future<T>> onRanks(int count, IntFunction<Callable<T>> body) {
+        List<Future<T>> results = new ArrayList<>();
+        for (int r = 0; r < count; r++) {
+            results.add(ranks.submit(body.apply(r)));
+        }
+        return results;
+    }
+
+    private TcpStoreClient client() {
+        return TcpStoreClient.connect(vertx, "127.0.0.1", server.port(), TIMEOUT).await().atMost(TIMEOUT);
+    }
+
+    @Test
+    void peersSeeEachOthersWritesAndAllReduceIsExact() throws Exception {
+        int count = 1_000_003;
+        List<Future<float[]>> results = onRanks(WORLD, rank -> () -> {
+            try (TcpStoreClient store = client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
+                StoreExchange group = new StoreExchange(store, "world", rank, WORLD);
+                try (SymmetricMemory memory = allocator.allocate(group, (long) count * Float.BYTES, TIMEOUT)) {
+                    // Each rank writes its id into the next rank's buffer, directly.
+                    memory.peer((rank + 1) % WORLD).putInt(count * Float.BYTES - 4, 100 + rank);
+                    memory.barrier(1);
+                    int fromPrevious = memory.local().getInt(count * Float.BYTES - 4);
+                    assertThat(fromPrevious).isEqualTo(100 + (rank + WORLD - 1) % WORLD);
+                    memory.barrier(1);
+                    float[] input = new float[count];
+                    for (int i = 0; i < count; i++) {
+                        input[i] = (rank + 1) * 0.5f + (i % 97) * 0.25f;
+                    }
+                    memory.local().asFloatBuffer().put(input);
+                    ByteBuffer out = ByteBuffer.allocateDirect(count * Float.BYTES).order(ByteOrder.nativeOrder());
+                    AllReduce.sumFloat32(memory, count, out);
+                    float[] result = new float[count];
+                    out.asFloatBuffer().get(result);
+                    return result;
+                }
+            }
+        });
+        for (Future<float[]> f : results) {
+            float[] result = f.get(60, TimeUnit.SECONDS);
+            for (int i = 0; i < count; i++) {
+                // 0.5 * (1+2+3+4) + 4 * 0.25 * (i % 97): exactly representable, so exact.
+                float expected = 5.0f + (i % 97) * 1.0f;
+                if (result[i] != expected) {
+                    throw new AssertionError("element " + i + " is " + result[i] + ", expected " + expected);
+                }
+            }
+        }
+    }
+
+    @Test
+    void signalsPassBetweenTwoRanks() throws Exception {
+        List<Future<Integer>> results = onRanks(2, rank -> () -> {
+            try (TcpStoreClient store = client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
+                try (SymmetricMemory memory = allocator.allocate(new StoreExchange(store, "pair", rank, 2), 64, TIMEOUT)) {
+                    int peer = 1 - rank;
+                    if (rank == 0) {
+                        memory.peer(peer).putInt(0, 42);
+                        memory.putSignal(peer, 3, TIMEOUT);
+                        memory.waitSignal(peer, 3, TIMEOUT);
+                        return memory.local().getInt(0);
+                    }
+                    memory.waitSignal(peer, 3, TIMEOUT);
+                    int got = memory.local().getInt(0);
+                    memory.peer(peer).putInt(0, got + 1);
+                    memory.putSignal(peer, 3, TIMEOUT);
+                    return got;
+                }
+            }
+        });
+        assertThat(results.get(0).get(30, TimeUnit.SECONDS)).isEqualTo(43);
+        assertThat(results.get(1).get(30, TimeUnit.SECONDS)).isEqualTo(42);
+    }
+
+    @Test
+    void differentSizesFailOnEveryRankNamingThem() throws Exception {
+        List<Future<Object>> results = onRanks(WORLD, rank -> () -> {
+            try (TcpStoreClient store = client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
+                allocator.allocate(new StoreExchange(store, "world", rank, WORLD), rank == 2 ? 8192 : 4096, TIMEOUT);
+                return null;
+            }
+        });
+        for (Future<Object> f : results) {
+            assertThat(failure(f)).isInstanceOf(RendezvousException.class)
+                    .hasMessageContaining("rank 2: 8192 bytes").hasMessageContaining("rank 3: 4096 bytes");
+        }
+    }
+
+    @Test
+    void aMissingRankIsNamedWithinTheTimeout() throws Exception {
+        Duration shortTimeout = Duration.ofMillis(1500);
+        List<Future<Object>> results = onRanks(3, rank -> () -> {
+            try (TcpStoreClient store = client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                new SymmetricAllocator(backend, TIMEOUT).allocate(new StoreExchange(store, "world", rank, WORLD), 4096, shortTimeout);
+                return null;
+            }
+        });
+        for (Future<Object> f : results) {
+            assertThat(failure(f)).hasMessageContaining("rank(s) [3]");
+        }
+    }
+
+    @Test
+    void repeatedAllocationsLeaveNoFileDescriptorsBehind() throws Exception {
+        long before = openFds();
+        List<Future<Object>> results = onRanks(2, rank -> () -> {
+            try (TcpStoreClient store = client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
+                StoreExchange group = new StoreExchange(store, "cycle", rank, 2);
+                for (int i = 0; i < 50; i++) {
+                    try (SymmetricMemory memory = allocator.allocate(group, 1 << 16, TIMEOUT)) {
+                        memory.barrier(2);
+                    }
+                }
+                return null;
+            }
+        });
+        for (Future<Object> f : results) {
+            f.get(120, TimeUnit.SECONDS);
+        }
+        // The clients' sockets are closed too; allow a few descriptors of the JVM's own.
+        assertThat(openFds()).isLessThanOrEqualTo(before + 4);
+    }
+
+    private static long openFds() throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return files.count();
+        }
+    }
+
+    private static Throwable failure(Future<?> f) throws InterruptedException, java.util.concurrent.TimeoutException {
+        try {
+            f.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("expected this rank to fail");
+    }
+}

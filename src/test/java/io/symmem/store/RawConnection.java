@@ -1,0 +1,106 @@
+package io.symmem.store;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A blocking socket that writes TCPStore frames byte by byte as written here from the protocol
+ * description (independent of the production encoder), to pin the wire format down.
+ */
+final class RawConnection implements AutoCloseable {
+
+    private final Socket socket;
+    private final OutputStream out;
+    private final DataInputStream in;
+
+    RawConnection(int port) throws IOException {
+        socket = new Socket(StoreTestSupport.HOST, port);
+        socket.setSoTimeout(3000);
+        out = socket.getOutputStream();
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    RawConnection validate() throws IOException {
+        return send(frame(0).putInt(0x3C85F7CE));
+    }
+
+    static ByteBuffer frame(int queryType) {
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.put((byte) queryType);
+        return buffer;
+    }
+
+    static ByteBuffer string(ByteBuffer buffer, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        return buffer.putLong(bytes.length).put(bytes);
+    }
+
+    RawConnection send(ByteBuffer buffer) throws IOException {
+        out.write(buffer.array(), 0, buffer.position());
+        out.flush();
+        return this;
+    }
+
+    RawConnection sendBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+        return this;
+    }
+
+    int readByte() throws IOException {
+        return in.readUnsignedByte();
+    }
+
+    long readLong() throws IOException {
+        byte[] bytes = new byte[8];
+        in.readFully(bytes);
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    int readInt() throws IOException {
+        byte[] bytes = new byte[4];
+        in.readFully(bytes);
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
+
+    byte[] readVector() throws IOException {
+        byte[] bytes = new byte[(int) readLong()];
+        in.readFully(bytes);
+        return bytes;
+    }
+
+    /** True if the server closed the connection (EOF or reset) within the socket timeout. */
+    boolean closedByServer() throws IOException {
+        try {
+            return in.read() == -1;
+        } catch (EOFException | java.net.SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    /** True if nothing arrives within {@code millis}. */
+    boolean silentFor(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+        try {
+            return in.read() == -2;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } finally {
+            socket.setSoTimeout(3000);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,49 @@
+package io.symmem.store;
+
+import io.vertx.core.Vertx;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** Shared helpers: loopback only, short deadlines. */
+final class StoreTestSupport {
+
+    static final String HOST = "127.0.0.1";
+    static final Duration AWAIT = Duration.ofSeconds(5);
+
+    private StoreTestSupport() {}
+
+    static StoreServer startServer(Vertx vertx) {
+        StoreServer server = new StoreServer(vertx, HOST, 0);
+        server.start().await().atMost(AWAIT);
+        return server;
+    }
+
+    static StoreServer startServer(Vertx vertx, StoreLimits limits) {
+        StoreServer server = new StoreServer(vertx, HOST, 0, limits);
+        server.start().await().atMost(AWAIT);
+        return server;
+    }
+
+    static TcpStoreClient connect(Vertx vertx, int port) {
+        return TcpStoreClient.connect(vertx, HOST, port, Duration.ofSeconds(3)).await().atMost(AWAIT);
+    }
+
+    /** Polls the server until it holds {@code count} unanswered WAITs (a condition, not a fixed sleep). */
+    static void awaitPendingWaits(StoreServer server, int count) {
+        long deadline = System.nanoTime() + AWAIT.toNanos();
+        while (server.pendingWaitCount().await().atMost(AWAIT) != count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("server never held " + count + " pending wait(s)");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
