@@ -1,4 +1,6 @@
 // Bad arguments give SYMMEM_ERR_INVALID_ARGUMENT (or STATE) with a message naming the argument.
+#include <unistd.h>
+
 #include "test_util.h"
 
 // Java passes the enums as plain ints. Calling through an int-typed pointer does the same, without
@@ -17,6 +19,15 @@ int main() {
   // Library identity.
   CHECK(std::strcmp(symmem_version(), "0.1.0") == 0);
   CHECK(symmem_abi_version() == SYMMEM_ABI_VERSION);
+
+  // close_fd: closes once, then names the fd that is no longer open.
+  int pipe_fds[2];
+  CHECK(pipe(pipe_fds) == 0);
+  CHECK_OK(symmem_close_fd(pipe_fds[0]));
+  CHECK_STATUS(symmem_close_fd(pipe_fds[0]), SYMMEM_ERR_SYSTEM);
+  CHECK_ERROR_HAS("close(fd");
+  CHECK_OK(symmem_close_fd(pipe_fds[1]));
+  CHECK_STATUS(symmem_close_fd(-1), SYMMEM_ERR_INVALID_ARGUMENT);
 
   // Channel.
   symmem_channel* ch = nullptr;

@@ -1,6 +1,9 @@
 // C entry points for the IPC channel: argument checks, then ipc/channel.cpp does the work.
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
+
+#include <unistd.h>
 
 #include "core/validate.h"
 #include "ipc/channel.h"
@@ -52,6 +55,14 @@ symmem_status symmem_channel_open(const char* name, symmem_channel** out) {
 
 symmem_status symmem_channel_close(symmem_channel* channel) {
   delete channel;  // NULL is a no-op
+  return SYMMEM_OK;
+}
+
+symmem_status symmem_close_fd(int fd) {
+  SYMMEM_TRY(check_fd(fd));
+  // EINTR still releases the descriptor on Linux, so retrying would close someone else's fd.
+  if (close(fd) != 0 && errno != EINTR)
+    return fail(SYMMEM_ERR_SYSTEM, "close(fd %d): %s", fd, strerror(errno));
   return SYMMEM_OK;
 }
 

@@ -22,6 +22,8 @@ import java.util.zip.CRC32;
  * regenerate every peer's input from its seed), timing agreed across ranks, a table on rank 0.
  */
 final class AllReduceDemo {
+    private static final int WARMUP_RUNS = 20;
+    private static final int PROBE_RUNS = 10;
     private final RankRuntime runtime;
     private final List<Long> sizes;
     private final int minTimeMs;
@@ -88,13 +90,17 @@ final class AllReduceDemo {
         memory.local().asFloatBuffer().put(inputs[rank]);
         AllReduce.sumFloat32(memory, count, result);
         String check = verify(result, inputs, count);
-        // A few untimed runs decide how many timed runs fill minTimeMs; ranks take the largest
-        // count so that every rank runs the same number of collectives.
-        long start = System.nanoTime();
-        for (int i = 0; i < 5; i++) {
+        // Warm-up runs (JIT, page faults, peers still arriving), then probe runs that decide how
+        // many timed runs fill minTimeMs; ranks take the largest count so that every rank runs the
+        // same number of collectives.
+        for (int i = 0; i < WARMUP_RUNS; i++) {
             AllReduce.sumFloat32(memory, count, result);
         }
-        double probeMicros = (System.nanoTime() - start) / 5e3;
+        long start = System.nanoTime();
+        for (int i = 0; i < PROBE_RUNS; i++) {
+            AllReduce.sumFloat32(memory, count, result);
+        }
+        double probeMicros = (System.nanoTime() - start) / 1e3 / PROBE_RUNS;
         long iterations = Math.max(10, (long) (minTimeMs * 1e3 / Math.max(probeMicros, 0.1)));
         iterations = gatherLongs(iterations).stream().mapToLong(Long::longValue).max().orElseThrow();
         start = System.nanoTime();

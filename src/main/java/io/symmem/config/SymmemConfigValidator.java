@@ -14,18 +14,18 @@ public final class SymmemConfigValidator {
 
     public static List<String> problems(SymmemConfig c) {
         List<String> problems = new ArrayList<>();
+        boolean worldAndRankValid = false;
         if (c.worldSize() < 1 || c.worldSize() > MAX_WORLD_SIZE) {
             problems.add(bad(ConfigVariable.WORLD_SIZE, c.worldSize(), "must be between 1 and " + MAX_WORLD_SIZE));
         } else if (c.rank() < 0 || c.rank() >= c.worldSize()) {
             problems.add(bad(ConfigVariable.RANK, c.rank(), "must satisfy 0 <= RANK < WORLD_SIZE (WORLD_SIZE=" + c.worldSize() + ")"));
+        } else {
+            worldAndRankValid = true;
         }
-        int localWorld = c.effectiveLocalWorldSize();
-        if (localWorld < 1 || localWorld > c.worldSize()) {
-            problems.add(bad(ConfigVariable.LOCAL_WORLD_SIZE, localWorld,
-                    "must satisfy 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE (WORLD_SIZE=" + c.worldSize() + ")"));
-        } else if (c.effectiveLocalRank() < 0 || c.effectiveLocalRank() >= localWorld) {
-            problems.add(bad(ConfigVariable.LOCAL_RANK, c.effectiveLocalRank(),
-                    "must satisfy 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE (LOCAL_WORLD_SIZE=" + localWorld + ")"));
+        // LOCAL_RANK and LOCAL_WORLD_SIZE default to RANK and WORLD_SIZE: check them only when they
+        // were set, or derive from valid values, so one mistake is reported once.
+        if (worldAndRankValid || c.localRank().isPresent() || c.localWorldSize().isPresent()) {
+            checkLocal(problems, c);
         }
         if (c.masterAddr().isBlank()) {
             problems.add(bad(ConfigVariable.MASTER_ADDR, "''", "must name a host"));
@@ -40,6 +40,17 @@ public final class SymmemConfigValidator {
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_RENDEZVOUS, c.timeout().rendezvous());
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_BARRIER, c.timeout().barrier());
         return problems;
+    }
+
+    private static void checkLocal(List<String> problems, SymmemConfig c) {
+        int localWorld = c.effectiveLocalWorldSize();
+        if (localWorld < 1 || localWorld > c.worldSize()) {
+            problems.add(bad(ConfigVariable.LOCAL_WORLD_SIZE, localWorld,
+                    "must satisfy 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE (WORLD_SIZE=" + c.worldSize() + ")"));
+        } else if (c.effectiveLocalRank() < 0 || c.effectiveLocalRank() >= localWorld) {
+            problems.add(bad(ConfigVariable.LOCAL_RANK, c.effectiveLocalRank(),
+                    "must satisfy 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE (LOCAL_WORLD_SIZE=" + localWorld + ")"));
+        }
     }
 
     private static void checkPort(List<String> problems, ConfigVariable variable, int port) {
