@@ -12,10 +12,11 @@ public record EffectiveSetting(String variable, String property, String value, S
         List<EffectiveSetting> rows = new ArrayList<>();
         for (ConfigVariable variable : ConfigVariable.values()) {
             ConfigValue value = config.getConfigValue(variable.property());
-            boolean set = value.getRawValue() != null;
-            rows.add(new EffectiveSetting(variable.name(), variable.property(),
-                    set ? value.getRawValue() : "(default)",
-                    set ? value.getSourceName() : "default", variable.allowed()));
+            String source = value.getSourceName();
+            boolean isDefault = source == null || source.contains("Default");
+            String shown = value.getRawValue() != null ? value.getRawValue() : "(derived)";
+            rows.add(new EffectiveSetting(variable.name(), variable.property(), shown,
+                    isDefault ? "default" : source, variable.allowed()));
         }
         return rows;
     }

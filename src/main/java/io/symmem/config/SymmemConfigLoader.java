@@ -46,7 +46,15 @@ public final class SymmemConfigLoader {
 
     /** The effective value of every variable and where it came from. */
     public static List<EffectiveSetting> effective(Map<String, String> env, Properties systemProperties) {
-        return EffectiveSetting.of(buildRaw(env, systemProperties));
+        SmallRyeConfig config;
+        try {
+            // With the mapping registered, unset variables show their default values.
+            config = builder(env, systemProperties).withMapping(SymmemConfig.class).build();
+        } catch (RuntimeException invalid) {
+            // The listing must still show what was set, so that the user can see the bad value.
+            config = buildRaw(env, systemProperties);
+        }
+        return EffectiveSetting.of(config);
     }
 
     /** RANK without WORLD_SIZE (or the reverse) is a launcher mistake, not a single-process run. */

@@ -7,6 +7,9 @@ import io.symmem.config.SymmemConfigValidator;
 import io.symmem.memory.HostIdentity;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
+import io.symmem.store.EventBusStore;
+import io.symmem.store.Store;
+import io.symmem.store.StoreEventBusService;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreServer;
@@ -28,7 +31,10 @@ import org.jboss.logging.Logger;
 
 /**
  * One rank of the world: hosts the store (rank 0), connects to it, opens the native backend and
- * performs the world rendezvous. Started by the rank commands (serve, demo), not by every process,
+ * performs the world rendezvous. Inside the rank every component reaches the store through the
+ * event bus ({@link EventBusStore} to address {@code symmem.store}); the rank serves that address from
+ * the server's in-process {@link io.symmem.store.LocalStore} on rank 0 and from one pipelined
+ * {@link TcpStoreClient} on the other ranks. Started by the rank commands (serve, demo), not by every process,
  * so that the launcher and the config command never touch the store or the device.
  */
 @ApplicationScoped
@@ -51,8 +57,11 @@ public class RankRuntime {
     private volatile State state = State.NOT_STARTED;
     private volatile String error;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
-    private StoreServer server;
-    private TcpStoreClient store;
+    private volatile StoreServer server;
+    /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP client. */
+    private Store storeBackend;
+    private StoreEventBusService storeService;
+    private volatile EventBusStore store;
     private NativeBackend backend;
     private StoreExchange world;
     private SymmetricAllocator allocator;
@@ -115,6 +124,16 @@ public class RankRuntime {
         return config.masterAddr() + ":" + config.masterPort();
     }
 
+    /** The store as components use it (through the event bus); null until this rank has reached it. */
+    public Store store() {
+        return store;
+    }
+
+    /** The store server when this rank hosts it (rank 0, once started); null otherwise. */
+    public StoreServer storeServer() {
+        return server;
+    }
+
     /** A new exchange for a group of this world (its own key scope and rounds). */
     public StoreExchange exchange(String group, int rank, int worldSize) {
         return new StoreExchange(store, group, rank, worldSize);
@@ -132,8 +151,7 @@ public class RankRuntime {
                 server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
             }
-            store = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout)
-                    .await().atMost(storeTimeout.plusSeconds(5));
+            connectStore(storeTimeout);
             backend = BackendSelector.open(config.backend(), config.effectiveLocalRank());
             allocator = new SymmetricAllocator(backend, config.timeout().barrier());
             world = new StoreExchange(store, WORLD, config.rank(), config.worldSize());
@@ -148,6 +166,21 @@ public class RankRuntime {
             LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
             ready.completeExceptionally(e instanceof RuntimeException re ? re : new IllegalStateException(e));
         }
+    }
+
+    /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
+    private void connectStore(Duration storeTimeout) {
+        if (server != null) {
+            storeBackend = server.localStore();
+        } else {
+            storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout)
+                    .await().atMost(storeTimeout.plusSeconds(5));
+        }
+        storeService = new StoreEventBusService(vertx, storeBackend);
+        storeService.register().await().atMost(storeTimeout);
+        EventBusStore viaBus = new EventBusStore(vertx, storeAddress(), storeTimeout);
+        viaBus.ping().await().atMost(storeTimeout.plusSeconds(5));
+        store = viaBus;
     }
 
     private List<PeerInfo> rendezvous(Duration timeout) throws IOException {
@@ -183,10 +216,33 @@ public class RankRuntime {
         }
     }
 
+    /**
+     * After a failed join the host keeps serving this long before it closes the store: the other ranks'
+     * deadlines fall a moment later (they started later), and they need the store to find out which
+     * ranks are missing rather than only that the store is gone.
+     */
+    private static final Duration FAILED_HOST_LINGER = Duration.ofSeconds(3);
+
     @PreDestroy
     synchronized void stop() {
-        if (store != null) {
-            store.close();
+        if (server != null && state == State.FAILED) {
+            LOG.infof("keeping the store at %s up for %s so that the other ranks can name who is missing",
+                    storeAddress(), FAILED_HOST_LINGER);
+            try {
+                Thread.sleep(FAILED_HOST_LINGER.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (storeService != null) {
+            try {
+                storeService.close();
+            } catch (RuntimeException e) {
+                LOG.debugf("store service did not unregister cleanly: %s", e.getMessage());
+            }
+        }
+        if (storeBackend != null) {
+            storeBackend.close();
         }
         if (server != null) {
             server.close();

@@ -83,9 +83,68 @@ final class RequestDecoder {
                 return new StoreRequest.CancelWait();
             case PING:
                 return in.has(4) ? new StoreRequest.Ping(in.readIntLE()) : null;
+            case COMPARE_SET: {
+                String key = readKey(in);
+                byte[] expected = key == null ? null : readValue(in);
+                byte[] desired = expected == null ? null : readValue(in);
+                return desired == null ? null : new StoreRequest.CompareSet(key, expected, desired);
+            }
+            case APPEND: {
+                String key = readKey(in);
+                byte[] value = key == null ? null : readValue(in);
+                return value == null ? null : new StoreRequest.Append(key, value);
+            }
+            case MULTI_GET: {
+                List<String> keys = readKeyList(in);
+                return keys == null ? null : new StoreRequest.MultiGet(keys);
+            }
+            case MULTI_SET:
+                return readMultiSet(in);
+            case QUEUE_PUSH: {
+                String key = readKey(in);
+                byte[] value = key == null ? null : readValue(in);
+                return value == null ? null : new StoreRequest.QueuePush(key, value);
+            }
+            case QUEUE_POP: {
+                String key = readKey(in);
+                return key == null ? null : new StoreRequest.QueuePop(key);
+            }
+            case QUEUE_LEN: {
+                String key = readKey(in);
+                return key == null ? null : new StoreRequest.QueueLen(key);
+            }
+            case LIST_KEYS:
+                return new StoreRequest.ListKeys();
             default:
-                // COMPARE_SET, APPEND, MULTI_*, QUEUE_*, LIST_KEYS: framed by TCPStore but not served yet.
                 throw new StoreProtocolException("query type " + type + " is not supported by this store");
+        }
+    }
+
+    /** MULTI_SET: int64 count, then count × (key, value). The whole frame is buffered before it applies. */
+    private StoreRequest readMultiSet(FrameInput in) {
+        if (!in.has(8)) {
+            return null;
+        }
+        long count = in.readLongLE();
+        checkKeyCount(count);
+        List<String> keys = new ArrayList<>((int) Math.min(count, 1024));
+        List<byte[]> values = new ArrayList<>((int) Math.min(count, 1024));
+        for (long i = 0; i < count; i++) {
+            String key = readKey(in);
+            byte[] value = key == null ? null : readValue(in);
+            if (value == null) {
+                return null;
+            }
+            keys.add(key);
+            values.add(value);
+        }
+        return new StoreRequest.MultiSet(keys, values);
+    }
+
+    private void checkKeyCount(long count) {
+        if (count < 0 || count > limits.maxKeysPerRequest()) {
+            throw new StoreProtocolException("request names " + Long.toUnsignedString(count)
+                    + " keys, more than the limit of " + limits.maxKeysPerRequest());
         }
     }
 
@@ -124,10 +183,7 @@ final class RequestDecoder {
             return null;
         }
         long count = in.readLongLE();
-        if (count < 0 || count > limits.maxKeysPerRequest()) {
-            throw new StoreProtocolException("request names " + Long.toUnsignedString(count)
-                    + " keys, more than the limit of " + limits.maxKeysPerRequest());
-        }
+        checkKeyCount(count);
         List<String> keys = new ArrayList<>((int) Math.min(count, 1024));
         for (long i = 0; i < count; i++) {
             String key = readKey(in);

@@ -51,6 +51,46 @@ final class RequestEncoder {
         return appendKey(start(QueryType.DELETE_KEY), key);
     }
 
+    static Buffer compareSet(String key, byte[] expected, byte[] desired) {
+        Buffer frame = appendKey(start(QueryType.COMPARE_SET), key);
+        appendBytes(frame, expected);
+        return appendBytes(frame, desired);
+    }
+
+    static Buffer append(String key, byte[] value) {
+        return appendBytes(appendKey(start(QueryType.APPEND), key), value);
+    }
+
+    static Buffer multiGet(List<String> keys) {
+        return appendKeyList(start(QueryType.MULTI_GET), keys);
+    }
+
+    /** MULTI_SET counts with an int64 (TCPStore's client does; CHECK/WAIT/MULTI_GET use uint64, same bytes). */
+    static Buffer multiSet(List<String> keys, List<byte[]> values) {
+        Buffer frame = start(QueryType.MULTI_SET).appendLongLE(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            appendKey(frame, keys.get(i));
+            appendBytes(frame, values.get(i));
+        }
+        return frame;
+    }
+
+    static Buffer queuePush(String key, byte[] value) {
+        return appendBytes(appendKey(start(QueryType.QUEUE_PUSH), key), value);
+    }
+
+    static Buffer queuePop(String key) {
+        return appendKey(start(QueryType.QUEUE_POP), key);
+    }
+
+    static Buffer queueLength(String key) {
+        return appendKey(start(QueryType.QUEUE_LEN), key);
+    }
+
+    static Buffer listKeys() {
+        return start(QueryType.LIST_KEYS);
+    }
+
     /** Wire size of a key, for checking it against the limits before sending. */
     static int keyBytes(String key) {
         return key.getBytes(StandardCharsets.UTF_8).length;
@@ -63,6 +103,10 @@ final class RequestEncoder {
     private static Buffer appendKey(Buffer frame, String key) {
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         return frame.appendLongLE(bytes.length).appendBytes(bytes);
+    }
+
+    private static Buffer appendBytes(Buffer frame, byte[] value) {
+        return frame.appendLongLE(value.length).appendBytes(value);
     }
 
     private static Buffer appendKeyList(Buffer frame, List<String> keys) {

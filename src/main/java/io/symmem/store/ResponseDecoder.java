@@ -1,5 +1,9 @@
 package io.symmem.store;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Client side: decodes the answer to one request. Returns null when the answer is not complete yet
  * (the caller rewinds the input); throws {@link StoreProtocolException} on an impossible answer.
@@ -48,6 +52,66 @@ interface ResponseDecoder<T> {
                         + " bytes, over the limit of " + maxValueBytes);
             }
             return in.has(length) ? in.readBytes((int) length) : null;
+        };
+    }
+
+    /** MULTI_GET: {@code count} length-prefixed values. */
+    static ResponseDecoder<List<byte[]>> values(int count, int maxValueBytes) {
+        ResponseDecoder<byte[]> one = value(maxValueBytes);
+        return in -> {
+            List<byte[]> values = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                byte[] value = one.decode(in);
+                if (value == null) {
+                    return null;
+                }
+                values.add(value);
+            }
+            return values;
+        };
+    }
+
+    /** QUEUE_POP: int64 length before the pop, then a value only if that length was positive. */
+    static ResponseDecoder<StoreState.Popped> popped(int maxValueBytes) {
+        ResponseDecoder<byte[]> one = value(maxValueBytes);
+        return in -> {
+            if (!in.has(8)) {
+                return null;
+            }
+            long length = in.readLongLE();
+            if (length <= 0) {
+                return new StoreState.Popped(0, null);
+            }
+            byte[] value = one.decode(in);
+            return value == null ? null : new StoreState.Popped(length, value);
+        };
+    }
+
+    /** LIST_KEYS: int64 count, then the wire keys as length-prefixed UTF-8 strings. */
+    static ResponseDecoder<List<String>> keys(int maxKeyBytes, int maxKeys) {
+        return in -> {
+            if (!in.has(8)) {
+                return null;
+            }
+            long count = in.readLongLE();
+            if (count < 0 || count > maxKeys) {
+                throw new StoreProtocolException("LIST_KEYS answered " + count + " keys, over the limit of " + maxKeys);
+            }
+            List<String> keys = new ArrayList<>((int) Math.min(count, 1024));
+            for (long i = 0; i < count; i++) {
+                if (!in.has(8)) {
+                    return null;
+                }
+                long length = in.readLongLE();
+                if (length < 0 || length > maxKeyBytes) {
+                    throw new StoreProtocolException("LIST_KEYS answered a key of " + length + " bytes");
+                }
+                if (!in.has(length)) {
+                    return null;
+                }
+                keys.add(in.readString((int) length, StandardCharsets.UTF_8));
+            }
+            return keys;
         };
     }
 }

@@ -1,6 +1,8 @@
 package io.symmem.store;
 
 import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /** Server side: builds TCPStore answer frames. SET, VALIDATE and CANCEL_WAIT-less paths send nothing. */
 final class ResponseEncoder {
@@ -35,5 +37,30 @@ final class ResponseEncoder {
     /** PING: the uint32 nonce echoed. */
     static Buffer pong(int nonce) {
         return Buffer.buffer(4).appendIntLE(nonce);
+    }
+
+    /** MULTI_GET: one length-prefixed value per key, in order. */
+    static Buffer values(List<byte[]> values) {
+        Buffer frame = Buffer.buffer();
+        for (byte[] value : values) {
+            frame.appendLongLE(value.length).appendBytes(value);
+        }
+        return frame;
+    }
+
+    /** QUEUE_POP: int64 queue length before the pop, then the value if there was one. */
+    static Buffer popped(long lengthBefore, byte[] valueOrNull) {
+        Buffer frame = Buffer.buffer().appendLongLE(lengthBefore);
+        return valueOrNull == null ? frame : frame.appendLongLE(valueOrNull.length).appendBytes(valueOrNull);
+    }
+
+    /** LIST_KEYS: int64 count, then each wire key as a length-prefixed string (ISO-8859-1 = the original bytes). */
+    static Buffer keys(List<String> keys) {
+        Buffer frame = Buffer.buffer().appendLongLE(keys.size());
+        for (String key : keys) {
+            byte[] bytes = key.getBytes(StandardCharsets.ISO_8859_1);
+            frame.appendLongLE(bytes.length).appendBytes(bytes);
+        }
+        return frame;
     }
 }

@@ -46,4 +46,37 @@ sealed interface StoreRequest {
     record Ping(int nonce) implements StoreRequest {
         public QueryType type() { return QueryType.PING; }
     }
+
+    record CompareSet(String key, byte[] expected, byte[] desired) implements StoreRequest {
+        public QueryType type() { return QueryType.COMPARE_SET; }
+    }
+
+    record Append(String key, byte[] value) implements StoreRequest {
+        public QueryType type() { return QueryType.APPEND; }
+    }
+
+    record MultiGet(List<String> keys) implements StoreRequest {
+        public QueryType type() { return QueryType.MULTI_GET; }
+    }
+
+    /** Keys and values at the same index. */
+    record MultiSet(List<String> keys, List<byte[]> values) implements StoreRequest {
+        public QueryType type() { return QueryType.MULTI_SET; }
+    }
+
+    record QueuePush(String key, byte[] value) implements StoreRequest {
+        public QueryType type() { return QueryType.QUEUE_PUSH; }
+    }
+
+    record QueuePop(String key) implements StoreRequest {
+        public QueryType type() { return QueryType.QUEUE_POP; }
+    }
+
+    record QueueLen(String key) implements StoreRequest {
+        public QueryType type() { return QueryType.QUEUE_LEN; }
+    }
+
+    record ListKeys() implements StoreRequest {
+        public QueryType type() { return QueryType.LIST_KEYS; }
+    }
 }

@@ -36,6 +36,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreLimits limits;
     private final Context context;
     private final StoreState state = new StoreState();
+    private final StoreStatistics statistics = new StoreStatistics();
     private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Address given to the constructor for {@link #start()}; null when {@link #listen} is used directly. */
     private final String configuredHost;
@@ -100,8 +101,9 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void accept(NetSocket socket) {
-        StoreServerConnection connection = new StoreServerConnection(socket, state, limits);
+        StoreServerConnection connection = new StoreServerConnection(socket, state, statistics, limits);
         connections.add(connection);
+        statistics.accepted();
         socket.handler(connection::onData);
         socket.closeHandler(v -> {
             connection.onClosed();
@@ -132,6 +134,21 @@ public final class StoreServer implements AutoCloseable {
         Promise<Integer> count = Promise.promise();
         context.runOnContext(ignored -> count.complete(state.pendingWaits()));
         return fromFuture(count.future());
+    }
+
+    /** Key count, connections and operations served per type, read on the server's context. */
+    public Uni<StoreStats> stats() {
+        Promise<StoreStats> snapshot = Promise.promise();
+        context.runOnContext(ignored -> snapshot.complete(statistics.snapshot(state, connections.size())));
+        return fromFuture(snapshot.future());
+    }
+
+    /**
+     * A {@link Store} on this server's data that skips TCP: its operations run on the server's
+     * context directly. Meant for the rank that hosts the server. Closing it leaves the server running.
+     */
+    public LocalStore localStore() {
+        return new LocalStore(context, state, statistics, limits, address());
     }
 
     /** Closes every connection (their clients see "connection lost") and the listening socket. */

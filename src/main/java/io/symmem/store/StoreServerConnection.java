@@ -15,15 +15,17 @@ final class StoreServerConnection {
 
     private final NetSocket socket;
     private final StoreState state;
+    private final StoreStatistics statistics;
     private final RequestDecoder decoder;
     private final String remote;
     private final FrameInput input = new FrameInput();
     private boolean validated;
     private boolean closing;
 
-    StoreServerConnection(NetSocket socket, StoreState state, StoreLimits limits) {
+    StoreServerConnection(NetSocket socket, StoreState state, StoreStatistics statistics, StoreLimits limits) {
         this.socket = socket;
         this.state = state;
+        this.statistics = statistics;
         this.decoder = new RequestDecoder(limits);
         this.remote = String.valueOf(socket.remoteAddress());
     }
@@ -71,8 +73,10 @@ final class StoreServerConnection {
                         validate.magic(), TcpStoreWire.VALIDATION_MAGIC));
             }
             validated = true;
+            statistics.served(QueryType.VALIDATE);
             return;
         }
+        statistics.served(request.type());
         if (request instanceof StoreRequest.Set set) {
             state.set(set.key(), set.value());
         } else if (request instanceof StoreRequest.Get get) {
@@ -95,6 +99,23 @@ final class StoreServerConnection {
             socket.write(ResponseEncoder.waitCanceled());
         } else if (request instanceof StoreRequest.Ping ping) {
             socket.write(ResponseEncoder.pong(ping.nonce()));
+        } else if (request instanceof StoreRequest.CompareSet compareSet) {
+            socket.write(ResponseEncoder.value(state.compareSet(compareSet.key(), compareSet.expected(), compareSet.desired())));
+        } else if (request instanceof StoreRequest.Append append) {
+            state.append(append.key(), append.value());
+        } else if (request instanceof StoreRequest.MultiGet multiGet) {
+            socket.write(ResponseEncoder.values(state.getAll(multiGet.keys())));
+        } else if (request instanceof StoreRequest.MultiSet multiSet) {
+            state.setAll(multiSet.keys(), multiSet.values());
+        } else if (request instanceof StoreRequest.QueuePush push) {
+            state.queuePush(push.key(), push.value());
+        } else if (request instanceof StoreRequest.QueuePop pop) {
+            StoreState.Popped popped = state.queuePop(pop.key());
+            socket.write(ResponseEncoder.popped(popped.lengthBefore(), popped.value()));
+        } else if (request instanceof StoreRequest.QueueLen len) {
+            socket.write(ResponseEncoder.int64(state.queueLength(len.key())));
+        } else if (request instanceof StoreRequest.ListKeys) {
+            socket.write(ResponseEncoder.keys(state.keys()));
         } else if (request instanceof StoreRequest.Validate) {
             throw new StoreProtocolException("VALIDATE sent twice");
         } else {

@@ -1,7 +1,9 @@
 package io.symmem.store;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -14,6 +16,10 @@ import java.util.Map;
  * <p>Wait accounting follows TCPStore: a WAIT counts the keys absent when it arrives; every set/add
  * of one of those keys counts down once; at zero the waiter is woken. Deleting a key after it was
  * counted does not re-arm the wait (TCPStore behaves the same).
+ *
+ * <p>Queues live beside the values, as in TCPStore's libuv server: a key may name a value and a queue
+ * at once; a non-empty queue counts as present for CHECK and WAIT (that is how a blocking pop waits),
+ * but queues are not counted by {@link #size()} nor listed by {@link #keys()}.
  */
 final class StoreState {
 
@@ -35,6 +41,7 @@ final class StoreState {
     private final Map<String, byte[]> values = new HashMap<>();
     private final Map<String, List<Waiter>> waitersByKey = new HashMap<>();
     private final Map<Object, List<Waiter>> waitersByOwner = new IdentityHashMap<>();
+    private final Map<String, ArrayDeque<byte[]>> queues = new HashMap<>();
 
     void set(String key, byte[] value) {
         values.put(key, value);
@@ -70,13 +77,107 @@ final class StoreState {
         return result;
     }
 
+    /**
+     * c10d compare_set: a missing key holds "empty". If the current value equals {@code expected},
+     * {@code desired} is stored. Returns the value afterwards, except that for a missing key and a
+     * non-empty {@code expected} nothing is stored and {@code expected} is returned (TCPStore's answer).
+     */
+    byte[] compareSet(String key, byte[] expected, byte[] desired) {
+        byte[] current = values.get(key);
+        if (current == null) {
+            if (expected.length != 0) {
+                return expected;
+            }
+            set(key, desired);
+            return desired;
+        }
+        if (Arrays.equals(current, expected)) {
+            set(key, desired);
+            return desired;
+        }
+        return current;
+    }
+
+    /** Appends to the value (creating it) and wakes waiters, as a set would. */
+    void append(String key, byte[] suffix) {
+        byte[] current = values.get(key);
+        if (current == null) {
+            set(key, suffix);
+            return;
+        }
+        byte[] joined = Arrays.copyOf(current, current.length + suffix.length);
+        System.arraycopy(suffix, 0, joined, current.length, suffix.length);
+        set(key, joined);
+    }
+
+    /** Values in key order, empty for absent keys (as GET). */
+    List<byte[]> getAll(List<String> keys) {
+        List<byte[]> result = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            result.add(get(key));
+        }
+        return result;
+    }
+
+    /** Sets every pair; nothing else runs in between, so other requests see all or none of them. */
+    void setAll(List<String> keys, List<byte[]> newValues) {
+        for (int i = 0; i < keys.size(); i++) {
+            set(keys.get(i), newValues.get(i));
+        }
+    }
+
+    /** The wire keys of values (not queues), in no particular order. */
+    List<String> keys() {
+        return new ArrayList<>(values.keySet());
+    }
+
+    /** Appends to queue {@code key} and wakes at most one waiter: one value can satisfy one pop. */
+    void queuePush(String key, byte[] value) {
+        queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(value);
+        wakeOneWaiterOn(key);
+    }
+
+    /** Length of the queue before the pop, and the oldest value (null when the queue was empty). */
+    record Popped(long lengthBefore, byte[] value) {}
+
+    Popped queuePop(String key) {
+        ArrayDeque<byte[]> queue = queues.get(key);
+        if (queue == null || queue.isEmpty()) {
+            return new Popped(0, null);
+        }
+        long length = queue.size();
+        byte[] value = queue.pollFirst();
+        if (queue.isEmpty()) {
+            queues.remove(key);
+        }
+        return new Popped(length, value);
+    }
+
+    long queueLength(String key) {
+        ArrayDeque<byte[]> queue = queues.get(key);
+        return queue == null ? 0 : queue.size();
+    }
+
+    int queueCount() {
+        return queues.size();
+    }
+
     boolean containsAll(List<String> keys) {
         for (String key : keys) {
-            if (!values.containsKey(key)) {
+            if (!isPresent(key)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** A value exists, or a queue holds something (TCPStore's rule, so a blocking pop can WAIT). */
+    boolean isPresent(String key) {
+        if (values.containsKey(key)) {
+            return true;
+        }
+        ArrayDeque<byte[]> queue = queues.get(key);
+        return queue != null && !queue.isEmpty();
     }
 
     boolean delete(String key) {
@@ -97,7 +198,7 @@ final class StoreState {
         }
         List<String> missing = new ArrayList<>();
         for (String key : keys) {
-            if (!values.containsKey(key)) {
+            if (!isPresent(key)) {
                 missing.add(key);
             }
         }
@@ -132,6 +233,36 @@ final class StoreState {
         return waitersByOwner.values().stream().mapToInt(List::size).sum();
     }
 
+    /** Counts down waiters on {@code key} in arrival order until one is complete, and wakes that one. */
+    private void wakeOneWaiterOn(String key) {
+        List<Waiter> onKey = waitersByKey.get(key);
+        if (onKey == null) {
+            return;
+        }
+        while (!onKey.isEmpty()) {
+            Waiter waiter = onKey.remove(0);
+            waiter.remaining--;
+            if (waiter.remaining == 0) {
+                release(waiter);
+                break;
+            }
+        }
+        if (onKey.isEmpty()) {
+            waitersByKey.remove(key);
+        }
+    }
+
+    private void release(Waiter waiter) {
+        List<Waiter> owned = waitersByOwner.get(waiter.owner);
+        if (owned != null) {
+            owned.remove(waiter);
+            if (owned.isEmpty()) {
+                waitersByOwner.remove(waiter.owner);
+            }
+        }
+        waiter.onReady.run();
+    }
+
     private void wakeWaitersOn(String key) {
         List<Waiter> onKey = waitersByKey.remove(key);
         if (onKey == null) {
@@ -140,14 +271,7 @@ final class StoreState {
         for (Waiter waiter : onKey) {
             waiter.remaining--;
             if (waiter.remaining == 0) {
-                List<Waiter> owned = waitersByOwner.get(waiter.owner);
-                if (owned != null) {
-                    owned.remove(waiter);
-                    if (owned.isEmpty()) {
-                        waitersByOwner.remove(waiter.owner);
-                    }
-                }
-                waiter.onReady.run();
+                release(waiter);
             }
         }
     }

@@ -10,6 +10,7 @@ import io.vertx.core.net.NetSocket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jboss.logging.Logger;
@@ -41,7 +42,14 @@ import org.jboss.logging.Logger;
  *       server had already answered STOP_WAITING before it saw the cancel, the wait succeeds (TCPStore
  *       would throw here; succeeding is the more useful answer). A wait still held back behind another
  *       wait at its deadline fails at once and names all its keys.</li>
- *   <li>When the connection is lost every pending and later request fails with a {@link StoreException}.</li>
+ *   <li>Reconnecting: when the connection drops (server restart, network), every request already
+ *       written fails with a {@link StoreException} naming the store ("connection to store h:p lost"),
+ *       because the client cannot know whether the server applied it. The client then reconnects with
+ *       backoff (50 ms doubling to 1 s) for up to the connect timeout; requests made meanwhile are held
+ *       and go out on the new connection (waits still fail at their own deadline). If no connection is
+ *       made within the connect timeout, the client fails for good, and so does every later request.</li>
+ *   <li>A wait whose deadline passed while the server stays silent (host gone, no FIN) fails at most
+ *       {@link #CANCEL_GRACE} after its deadline, and the connection is dropped and re-made.</li>
  * </ul>
  *
  * <p>All mutable state is confined to one Vert.x context; public methods hop onto it.
@@ -51,26 +59,35 @@ public final class TcpStoreClient implements Store {
     private static final Logger LOG = Logger.getLogger(TcpStoreClient.class);
     private static final long FIRST_RETRY_DELAY_MS = 50;
     private static final long MAX_RETRY_DELAY_MS = 1000;
+    /** How long after a wait's deadline the server may take to answer CANCEL_WAIT before we drop the connection. */
+    static final Duration CANCEL_GRACE = Duration.ofSeconds(2);
 
     private final Vertx vertx;
     private final Context context;
     private final String host;
     private final int port;
     private final StoreLimits limits;
-    private final FrameInput input = new FrameInput();
-    /** Requests not written yet: held back behind an unanswered WAIT. */
+    private final Duration connectTimeout;
+    private FrameInput input = new FrameInput();
+    /** Requests not written yet: no connection, or held back behind an unanswered WAIT. */
     private final ArrayDeque<Outbound> toSend = new ArrayDeque<>();
     /** Requests written and awaiting their answer, in wire order. */
     private final ArrayDeque<Answer> inFlight = new ArrayDeque<>();
     private boolean waitOutstanding;
     private NetClient netClient;
+    /** The current connection; null while (re)connecting. */
     private NetSocket socket;
+    /** True once the current connection's handshake PING came back: only then do requests go out. */
+    private boolean ready;
+    /** Set for good: closed by the user, or could not (re)connect in time. */
     private StoreException failure;
+    private long reconnects;
 
-    private TcpStoreClient(Vertx vertx, String host, int port, StoreLimits limits) {
+    private TcpStoreClient(Vertx vertx, String host, int port, Duration connectTimeout, StoreLimits limits) {
         this.vertx = vertx;
         this.host = host;
         this.port = port;
+        this.connectTimeout = connectTimeout;
         this.limits = limits;
         this.context = vertx.getOrCreateContext();
     }
@@ -84,17 +101,25 @@ public final class TcpStoreClient implements Store {
      * Connects to the store at host:port, retrying with exponential backoff (50 ms doubling to 1 s)
      * until {@code connectTimeout} has passed, because rank 0's server may come up after the other
      * ranks start. Then sends VALIDATE and a PING and completes once the PING is echoed.
-     * Fails with a {@link StoreException} naming the address when the deadline passes.
+     * Fails with a {@link StoreException} naming the address when the deadline passes. The same
+     * timeout bounds every later reconnection.
      */
     public static Uni<TcpStoreClient> connect(
             Vertx vertx, String host, int port, Duration connectTimeout, StoreLimits limits) {
-        TcpStoreClient client = new TcpStoreClient(vertx, host, port, limits);
+        TcpStoreClient client = new TcpStoreClient(vertx, host, port, connectTimeout, limits);
         CompletableFuture<TcpStoreClient> connected = new CompletableFuture<>();
-        long deadline = System.nanoTime() + connectTimeout.toNanos();
         client.context.runOnContext(v -> {
             client.netClient = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true)
                     .setConnectTimeout((int) Math.max(1, Math.min(connectTimeout.toMillis(), 10_000))));
-            client.attemptConnect(deadline, FIRST_RETRY_DELAY_MS, connectTimeout, connected);
+            client.establish(System.nanoTime() + connectTimeout.toNanos(), FIRST_RETRY_DELAY_MS, null, error -> {
+                if (error == null) {
+                    connected.complete(client);
+                } else {
+                    client.failAll(error);
+                    client.netClient.close();
+                    connected.completeExceptionally(error);
+                }
+            });
         });
         return Uni.createFrom().completionStage(connected);
     }
@@ -104,22 +129,64 @@ public final class TcpStoreClient implements Store {
         return host + ":" + port;
     }
 
+    /** Connections made after the first one; for tests and diagnostics. */
+    public long reconnectCount() {
+        return reconnects;
+    }
+
+    // ---- operations -------------------------------------------------------------------------
+
     @Override
     public Uni<Void> set(String key, byte[] value) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (rejectInvalidKey(key, done) || rejectInvalidValue(value, done)) {
             return toUni(done);
         }
-        onContext(done, () -> {
-            // SET has no answer, so it may bypass requests held back behind a WAIT (see class doc).
-            socket.write(RequestEncoder.set(wireKey(key), value)).onComplete(written -> {
-                if (written.succeeded()) {
-                    done.complete(null);
-                } else {
-                    done.completeExceptionally(failure != null ? failure : lost());
-                }
-            });
-        });
+        onContext(done, () -> fireAndForget(RequestEncoder.set(WireKeys.onWire(key), value), done));
+        return toUni(done);
+    }
+
+    @Override
+    public Uni<Void> append(String key, byte[] value) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (rejectInvalidKey(key, done) || rejectInvalidValue(value, done)) {
+            return toUni(done);
+        }
+        onContext(done, () -> fireAndForget(RequestEncoder.append(WireKeys.onWire(key), value), done));
+        return toUni(done);
+    }
+
+    @Override
+    public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (keys.size() != values.size()) {
+            done.completeExceptionally(new IllegalArgumentException(
+                    "multiSet got " + keys.size() + " keys but " + values.size() + " values"));
+            return toUni(done);
+        }
+        if (rejectInvalidKeys(keys, done)) {
+            return toUni(done);
+        }
+        for (byte[] value : values) {
+            if (rejectInvalidValue(value, done)) {
+                return toUni(done);
+            }
+        }
+        if (keys.isEmpty()) {
+            done.complete(null);
+            return toUni(done);
+        }
+        onContext(done, () -> fireAndForget(RequestEncoder.multiSet(WireKeys.onWire(keys), values), done));
+        return toUni(done);
+    }
+
+    @Override
+    public Uni<Void> queuePush(String key, byte[] value) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (rejectInvalidKey(key, done) || rejectInvalidValue(value, done)) {
+            return toUni(done);
+        }
+        onContext(done, () -> fireAndForget(RequestEncoder.queuePush(WireKeys.onWire(key), value), done));
         return toUni(done);
     }
 
@@ -129,44 +196,75 @@ public final class TcpStoreClient implements Store {
         if (rejectInvalidKey(key, value)) {
             return toUni(value);
         }
-        onContext(value, () -> {
-            Reply<byte[]> reply = new Reply<>(ResponseDecoder.value(limits.maxValueBytes()), value);
-            Outbound getFrame = new Outbound(RequestEncoder.get(wireKey(key)), reply);
-            // The GET goes out right behind its satisfied WAIT, ahead of anything queued meanwhile.
-            PendingWait wait = new PendingWait(List.of(key), timeout, () -> toSend.addFirst(getFrame));
-            wait.result.whenComplete((ok, error) -> {
-                if (error != null) {
-                    value.completeExceptionally(error);
-                }
-            });
-            wait.start();
-        });
+        onContext(value, () -> waitThen(List.of(key), timeout, value,
+                new Outbound(RequestEncoder.get(WireKeys.onWire(key)), new Reply<>(ResponseDecoder.value(limits.maxValueBytes()), value))));
         return toUni(value);
+    }
+
+    @Override
+    public Uni<List<byte[]>> multiGet(List<String> keys, Duration timeout) {
+        CompletableFuture<List<byte[]>> values = new CompletableFuture<>();
+        if (rejectInvalidKeys(keys, values)) {
+            return toUni(values);
+        }
+        if (keys.isEmpty()) {
+            values.complete(List.of());
+            return toUni(values);
+        }
+        List<String> copy = List.copyOf(keys);
+        onContext(values, () -> waitThen(copy, timeout, values, new Outbound(RequestEncoder.multiGet(WireKeys.onWire(copy)),
+                new Reply<>(ResponseDecoder.values(copy.size(), limits.maxValueBytes()), values))));
+        return toUni(values);
+    }
+
+    /**
+     * TCPStore's blocking pop: WAIT until the queue is non-empty (the server counts a non-empty queue
+     * as a present key and wakes one waiter per push), then QUEUE_POP. Another client may pop the value
+     * first; then this client waits again, until the deadline.
+     */
+    @Override
+    public Uni<byte[]> queuePop(String key, Duration timeout) {
+        CompletableFuture<byte[]> value = new CompletableFuture<>();
+        if (rejectInvalidKey(key, value)) {
+            return toUni(value);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        onContext(value, () -> popUntil(key, timeout, deadline, value));
+        return toUni(value);
+    }
+
+    private void popUntil(String key, Duration timeout, long deadline, CompletableFuture<byte[]> value) {
+        long remainingNanos = deadline - System.nanoTime();
+        if (remainingNanos <= 0) {
+            value.completeExceptionally(timeoutError(timeout, List.of(key)));
+            return;
+        }
+        CompletableFuture<StoreState.Popped> popped = new CompletableFuture<>();
+        popped.whenComplete((result, error) -> {
+            if (error != null) {
+                value.completeExceptionally(error);
+            } else if (result.value() != null) {
+                value.complete(result.value());
+            } else {
+                context.runOnContext(v -> popUntil(key, timeout, deadline, value));
+            }
+        });
+        waitThen(List.of(key), Duration.ofNanos(remainingNanos), popped, new Outbound(RequestEncoder.queuePop(WireKeys.onWire(key)),
+                new Reply<>(ResponseDecoder.popped(limits.maxValueBytes()), popped)), timeout);
     }
 
     @Override
     public Uni<Void> await(List<String> keys, Duration timeout) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        for (String key : keys) {
-            if (rejectInvalidKey(key, done)) {
-                return toUni(done);
-            }
+        if (rejectInvalidKeys(keys, done)) {
+            return toUni(done);
         }
         if (keys.isEmpty()) {
             done.complete(null);
             return toUni(done);
         }
-        onContext(done, () -> {
-            PendingWait wait = new PendingWait(List.copyOf(keys), timeout, () -> {});
-            wait.result.whenComplete((ok, error) -> {
-                if (error != null) {
-                    done.completeExceptionally(error);
-                } else {
-                    done.complete(null);
-                }
-            });
-            wait.start();
-        });
+        List<String> copy = List.copyOf(keys);
+        onContext(done, () -> waitThen(copy, timeout, done, null));
         return toUni(done);
     }
 
@@ -176,20 +274,29 @@ public final class TcpStoreClient implements Store {
         if (rejectInvalidKey(key, result)) {
             return toUni(result);
         }
-        onContext(result, () -> enqueue(new Outbound(RequestEncoder.add(wireKey(key), delta),
+        onContext(result, () -> enqueue(new Outbound(RequestEncoder.add(WireKeys.onWire(key), delta),
                 new Reply<>(ResponseDecoder.int64(), result))));
+        return toUni(result);
+    }
+
+    @Override
+    public Uni<byte[]> compareSet(String key, byte[] expected, byte[] desired) {
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        if (rejectInvalidKey(key, result) || rejectInvalidValue(expected, result) || rejectInvalidValue(desired, result)) {
+            return toUni(result);
+        }
+        onContext(result, () -> enqueue(new Outbound(RequestEncoder.compareSet(WireKeys.onWire(key), expected, desired),
+                new Reply<>(ResponseDecoder.value(limits.maxValueBytes()), result))));
         return toUni(result);
     }
 
     @Override
     public Uni<Boolean> check(List<String> keys) {
         CompletableFuture<Boolean> result = new CompletableFuture<>();
-        for (String key : keys) {
-            if (rejectInvalidKey(key, result)) {
-                return toUni(result);
-            }
+        if (rejectInvalidKeys(keys, result)) {
+            return toUni(result);
         }
-        onContext(result, () -> enqueue(new Outbound(RequestEncoder.check(wireKeys(keys)),
+        onContext(result, () -> enqueue(new Outbound(RequestEncoder.check(WireKeys.onWire(keys)),
                 new Reply<>(ResponseDecoder.checkResult(), result))));
         return toUni(result);
     }
@@ -200,12 +307,13 @@ public final class TcpStoreClient implements Store {
         if (rejectInvalidKey(key, deleted)) {
             return toUni(deleted).map(n -> n == 1);
         }
-        onContext(deleted, () -> enqueue(new Outbound(RequestEncoder.deleteKey(wireKey(key)),
+        onContext(deleted, () -> enqueue(new Outbound(RequestEncoder.deleteKey(WireKeys.onWire(key)),
                 new Reply<>(ResponseDecoder.int64(), deleted))));
         return toUni(deleted).map(n -> n == 1);
     }
 
-    /** Number of keys in the whole store (GETNUMKEYS), including keys of other clients. */
+    /** Number of keys in the whole store (GETNUMKEYS), including keys of other clients; queues are not counted. */
+    @Override
     public Uni<Long> numKeys() {
         CompletableFuture<Long> result = new CompletableFuture<>();
         onContext(result, () -> enqueue(new Outbound(RequestEncoder.getNumKeys(),
@@ -213,7 +321,28 @@ public final class TcpStoreClient implements Store {
         return toUni(result);
     }
 
+    /** LIST_KEYS, with the "/" prefix removed; keys without it (not set through a TCPStore-style client) are left out. */
+    @Override
+    public Uni<List<String>> listKeys() {
+        CompletableFuture<List<String>> result = new CompletableFuture<>();
+        onContext(result, () -> enqueue(new Outbound(RequestEncoder.listKeys(),
+                new Reply<>(ResponseDecoder.keys(limits.maxKeyBytes(), Integer.MAX_VALUE - 8), result))));
+        return toUni(result).map(WireKeys::fromWire);
+    }
+
+    @Override
+    public Uni<Long> queueLength(String key) {
+        CompletableFuture<Long> result = new CompletableFuture<>();
+        if (rejectInvalidKey(key, result)) {
+            return toUni(result);
+        }
+        onContext(result, () -> enqueue(new Outbound(RequestEncoder.queueLength(WireKeys.onWire(key)),
+                new Reply<>(ResponseDecoder.int64(), result))));
+        return toUni(result);
+    }
+
     /** Round trip to the server (PING); fails if the echoed nonce differs. */
+    @Override
     public Uni<Void> ping() {
         CompletableFuture<Integer> echoed = new CompletableFuture<>();
         int nonce = (int) System.nanoTime();
@@ -227,13 +356,11 @@ public final class TcpStoreClient implements Store {
         });
     }
 
-    /** Closes the connection; pending requests fail with a {@link StoreException}. Does not block. */
+    /** Closes the connection; pending and later requests fail with a {@link StoreException}. Does not block. */
     @Override
     public void close() {
         context.runOnContext(v -> {
-            if (failure == null) {
-                failAll(new StoreException("store client for " + describe() + " was closed"));
-            }
+            failAll(new StoreException("store client for " + describe() + " was closed"));
             if (socket != null) {
                 socket.close();
             }
@@ -245,86 +372,171 @@ public final class TcpStoreClient implements Store {
 
     // ---- connecting -------------------------------------------------------------------------
 
-    private void attemptConnect(long deadline, long delayMs, Duration connectTimeout, CompletableFuture<TcpStoreClient> connected) {
+    /** Callback of {@link #establish}: null on success, the reason otherwise. */
+    private interface Established {
+        void done(StoreException error);
+    }
+
+    /** Connects and handshakes, retrying with backoff until {@code deadline}. */
+    private void establish(long deadline, long delayMs, Throwable lastCause, Established established) {
         if (failure != null) {
-            connected.completeExceptionally(failure);
+            established.done(failure);
+            return;
+        }
+        long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
+        if (remainingMs <= 0) {
+            String cause = lastCause == null ? "no answer" : lastCause.getMessage();
+            established.done(new StoreException("could not connect to store " + describe() + " within "
+                    + DurationText.of(connectTimeout) + ": " + cause, lastCause));
             return;
         }
         netClient.connect(port, host).onComplete(attempt -> {
             if (attempt.succeeded()) {
-                attach(attempt.result());
-                handshake(deadline, connected);
-                return;
+                handshake(attempt.result(), deadline, error -> {
+                    if (error == null) {
+                        established.done(null);
+                    } else {
+                        retry(deadline, delayMs, error, established);
+                    }
+                });
+            } else {
+                retry(deadline, delayMs, attempt.cause(), established);
             }
-            long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
-            if (remainingMs <= 0) {
-                StoreException error = new StoreException("could not connect to store " + describe() + " within "
-                        + DurationText.of(connectTimeout) + ": " + attempt.cause().getMessage(), attempt.cause());
-                failure = error;
-                netClient.close();
-                connected.completeExceptionally(error);
-                return;
-            }
-            LOG.debugf("store %s not reachable yet (%s); retrying in %d ms", describe(), attempt.cause().getMessage(), delayMs);
-            vertx.setTimer(Math.max(1, Math.min(delayMs, remainingMs)), t ->
-                    attemptConnect(deadline, Math.min(delayMs * 2, MAX_RETRY_DELAY_MS), connectTimeout, connected));
         });
     }
 
-    private void attach(NetSocket connectedSocket) {
-        socket = connectedSocket;
-        socket.handler(this::onData);
-        socket.closeHandler(v -> {
-            if (failure == null) {
-                LOG.warnf("connection to store %s lost", describe());
-                failAll(lost());
-            }
-        });
-        socket.exceptionHandler(e -> LOG.debugf("store %s connection error: %s", describe(), e));
+    private void retry(long deadline, long delayMs, Throwable cause, Established established) {
+        long remainingMs = (deadline - System.nanoTime()) / 1_000_000;
+        LOG.debugf("store %s not reachable yet (%s); retrying in %d ms", describe(), cause.getMessage(), delayMs);
+        vertx.setTimer(Math.max(1, Math.min(delayMs, remainingMs)), t ->
+                establish(deadline, Math.min(delayMs * 2, MAX_RETRY_DELAY_MS), cause, established));
     }
 
-    /** TCPStore's opening: VALIDATE (no answer), then PING whose echo proves the server accepted us. */
-    private void handshake(long deadline, CompletableFuture<TcpStoreClient> connected) {
+    /**
+     * TCPStore's opening: VALIDATE (no answer), then PING whose echo proves the server accepted us.
+     * Held-back requests go out only after the echo, so they never precede VALIDATE.
+     */
+    private void handshake(NetSocket candidate, long deadline, Established established) {
+        socket = candidate;
+        ready = false;
+        input = new FrameInput();
+        candidate.handler(chunk -> {
+            if (candidate == socket) {
+                onData(chunk);
+            }
+        });
+        candidate.closeHandler(v -> {
+            if (candidate == socket) {
+                onConnectionLost();
+            }
+        });
+        candidate.exceptionHandler(e -> LOG.debugf("store %s connection error: %s", describe(), e));
         int nonce = (int) ProcessHandle.current().pid();
         CompletableFuture<Integer> echoed = new CompletableFuture<>();
-        socket.write(RequestEncoder.validate());
-        enqueue(new Outbound(RequestEncoder.ping(nonce), new Reply<>(ResponseDecoder.uint32(), echoed)));
+        candidate.write(RequestEncoder.validate());
+        write(new Outbound(RequestEncoder.ping(nonce), new Reply<>(ResponseDecoder.uint32(), echoed)));
         long remainingMs = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
-        long timer = vertx.setTimer(remainingMs, t -> {
-            if (!echoed.isDone()) {
-                failAll(new StoreException("store " + describe() + " did not answer the handshake PING"));
-                socket.close();
-            }
-        });
-        echoed.whenComplete((echo, error) -> {
+        long timer = vertx.setTimer(remainingMs, t -> echoed.completeExceptionally(
+                new StoreException("store " + describe() + " did not answer the handshake PING")));
+        echoed.whenComplete((echo, error) -> context.runOnContext(v -> {
             vertx.cancelTimer(timer);
-            if (error != null) {
-                connected.completeExceptionally(error);
-            } else if (echo != nonce) {
-                failAll(new StoreProtocolException("store " + describe() + " echoed PING nonce " + echo + " instead of " + nonce));
-                socket.close();
-                connected.completeExceptionally(failure);
-            } else {
+            if (error == null && echo == nonce) {
+                ready = true;
                 LOG.debugf("connected to store %s", describe());
-                connected.complete(this);
+                established.done(null);
+                pump();
+                return;
+            }
+            StoreException why = error instanceof StoreException se ? se
+                    : error != null ? new StoreException(error.getMessage(), error)
+                    : new StoreProtocolException("store " + describe() + " echoed PING nonce " + echo + " instead of " + nonce);
+            if (candidate == socket) {
+                socket = null;
+                inFlight.clear();
+                candidate.close();
+            }
+            established.done(why);
+        }));
+    }
+
+    /** The connection dropped: fail what was written, keep what was not, and reconnect in the background. */
+    private void onConnectionLost() {
+        socket = null;
+        boolean wasReady = ready;
+        ready = false;
+        waitOutstanding = false;
+        input = new FrameInput();
+        List<Answer> written = new ArrayList<>(inFlight);
+        inFlight.clear();
+        StoreException lost = lost();
+        for (Answer answer : written) {
+            answer.fail(lost);
+        }
+        if (failure != null || !wasReady) {
+            return;
+        }
+        LOG.warnf("connection to store %s lost; reconnecting for up to %s", describe(), DurationText.of(connectTimeout));
+        establish(System.nanoTime() + connectTimeout.toNanos(), FIRST_RETRY_DELAY_MS, null, error -> {
+            if (error == null) {
+                reconnects++;
+                LOG.infof("reconnected to store %s", describe());
+            } else {
+                LOG.errorf("store %s: %s", describe(), error.getMessage());
+                failAll(new StoreException("connection to store " + describe() + " lost and not re-established within "
+                        + DurationText.of(connectTimeout), error));
             }
         });
+    }
+
+    /** Drops the current connection on purpose (its answers can no longer be trusted); a reconnect follows. */
+    private void abandonConnection(String reason) {
+        NetSocket current = socket;
+        if (current == null) {
+            return;
+        }
+        LOG.warnf("store %s: dropping the connection: %s", describe(), reason);
+        onConnectionLost();
+        current.close();
     }
 
     // ---- sending ----------------------------------------------------------------------------
 
-    /** A frame to write and, unless it is fire-and-forget, the entry that will take its answer. */
-    private record Outbound(Buffer frame, Answer answer) {}
+    /**
+     * A frame to write; {@code answer} takes its answer (null for SET-like frames, which have none);
+     * {@code onWritten} completes a fire-and-forget request once its frame is handed to the socket.
+     */
+    private record Outbound(Buffer frame, Answer answer, CompletableFuture<Void> onWritten) {
+        Outbound(Buffer frame, Answer answer) {
+            this(frame, answer, null);
+        }
+    }
+
+    /** SET, APPEND, MULTI_SET, QUEUE_PUSH: no answer, so they may pass requests held back behind a WAIT. */
+    private void fireAndForget(Buffer frame, CompletableFuture<Void> done) {
+        enqueue(new Outbound(frame, null, done));
+    }
 
     private void enqueue(Outbound outbound) {
         toSend.addLast(outbound);
         pump();
     }
 
-    /** Writes queued requests until the queue is empty or a WAIT is outstanding. */
+    /**
+     * Writes what may go out now: nothing before the handshake; frames without an answer always
+     * (a set on this client must be able to release a wait on it); answered frames only while no
+     * WAIT is outstanding, as the WAIT's late answer would otherwise be mistaken for theirs.
+     */
     private void pump() {
-        while (failure == null && !waitOutstanding && !toSend.isEmpty()) {
-            Outbound next = toSend.pollFirst();
+        if (failure != null || socket == null || !ready) {
+            return;
+        }
+        Iterator<Outbound> queued = toSend.iterator();
+        while (queued.hasNext()) {
+            Outbound next = queued.next();
+            if (next.answer != null && waitOutstanding) {
+                continue;
+            }
+            queued.remove();
             write(next);
             if (next.answer instanceof PendingWait wait) {
                 wait.state = WaitState.SENT;
@@ -334,10 +546,20 @@ public final class TcpStoreClient implements Store {
     }
 
     private void write(Outbound outbound) {
-        socket.write(outbound.frame);
         if (outbound.answer != null) {
             inFlight.addLast(outbound.answer);
         }
+        if (outbound.onWritten == null) {
+            socket.write(outbound.frame);
+            return;
+        }
+        socket.write(outbound.frame).onComplete(written -> {
+            if (written.succeeded()) {
+                outbound.onWritten.complete(null);
+            } else {
+                outbound.onWritten.completeExceptionally(failure != null ? failure : lost());
+            }
+        });
     }
 
     // ---- receiving --------------------------------------------------------------------------
@@ -345,7 +567,7 @@ public final class TcpStoreClient implements Store {
     private void onData(Buffer chunk) {
         input.append(chunk);
         try {
-            while (failure == null && !input.isEmpty()) {
+            while (socket != null && !input.isEmpty()) {
                 Answer head = inFlight.peekFirst();
                 if (head == null) {
                     throw new StoreProtocolException("store " + describe() + " sent bytes nobody asked for");
@@ -359,9 +581,7 @@ public final class TcpStoreClient implements Store {
                 head.afterConsumed();
             }
         } catch (StoreProtocolException e) {
-            LOG.warnf("protocol error from store %s: %s", describe(), e.getMessage());
-            failAll(new StoreException("protocol error from store " + describe() + ": " + e.getMessage(), e));
-            socket.close();
+            abandonConnection("protocol error: " + e.getMessage());
             return;
         }
         input.discardConsumed();
@@ -373,15 +593,19 @@ public final class TcpStoreClient implements Store {
         return new StoreException("connection to store " + describe() + " lost");
     }
 
+    /** Fails everything, for good. */
     private void failAll(StoreException error) {
         if (failure != null) {
             return;
         }
         failure = error;
         List<Answer> pending = new ArrayList<>(inFlight);
+        List<CompletableFuture<Void>> unwritten = new ArrayList<>();
         for (Outbound queued : toSend) {
             if (queued.answer != null) {
                 pending.add(queued.answer);
+            } else if (queued.onWritten != null) {
+                unwritten.add(queued.onWritten);
             }
         }
         inFlight.clear();
@@ -389,6 +613,14 @@ public final class TcpStoreClient implements Store {
         for (Answer answer : pending) {
             answer.fail(error);
         }
+        for (CompletableFuture<Void> done : unwritten) {
+            done.completeExceptionally(error);
+        }
+    }
+
+    private StoreTimeoutException timeoutError(Duration timeout, List<String> missing) {
+        return new StoreTimeoutException("store " + describe() + ": timed out after " + DurationText.of(timeout)
+                + " waiting for key(s) " + missing, missing);
     }
 
     // ---- answers ----------------------------------------------------------------------------
@@ -431,27 +663,51 @@ public final class TcpStoreClient implements Store {
         }
     }
 
+    /**
+     * Starts a WAIT for {@code keys}; once they exist, {@code then} (if any) goes out right behind it,
+     * ahead of anything queued meanwhile. {@code result} fails if the wait fails; otherwise {@code then}
+     * completes it (or, with no follow-up, the wait does).
+     */
+    private <T> void waitThen(List<String> keys, Duration timeout, CompletableFuture<T> result, Outbound then) {
+        waitThen(keys, timeout, result, then, timeout);
+    }
+
+    /** As above; {@code reported} is the timeout named in the error (a retried pop waits for less). */
+    private <T> void waitThen(List<String> keys, Duration timeout, CompletableFuture<T> result, Outbound then, Duration reported) {
+        PendingWait wait = new PendingWait(keys, timeout, reported, then == null ? () -> {} : () -> toSend.addFirst(then));
+        wait.result.whenComplete((ok, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else if (then == null) {
+                result.complete(null);
+            }
+        });
+        wait.start();
+    }
+
     private enum WaitState { QUEUED, SENT, CANCELLING, DONE }
 
     /** A WAIT from its deadline timer to its answer, including the CANCEL_WAIT handshake. */
     private final class PendingWait extends Answer {
         final List<String> keys;
         final Duration timeout;
+        final Duration reported;
         final Runnable onSatisfied;
         final CompletableFuture<Void> result = new CompletableFuture<>();
         WaitState state = WaitState.QUEUED;
         private boolean satisfied;
         private long timerId = -1;
 
-        PendingWait(List<String> keys, Duration timeout, Runnable onSatisfied) {
+        PendingWait(List<String> keys, Duration timeout, Duration reported, Runnable onSatisfied) {
             this.keys = keys;
             this.timeout = timeout;
+            this.reported = reported;
             this.onSatisfied = onSatisfied;
         }
 
         void start() {
             timerId = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> onDeadline());
-            enqueue(new Outbound(RequestEncoder.waitFor(wireKeys(keys)), this));
+            enqueue(new Outbound(RequestEncoder.waitFor(WireKeys.onWire(keys)), this));
         }
 
         @Override
@@ -511,16 +767,17 @@ public final class TcpStoreClient implements Store {
 
         private void onDeadline() {
             if (state == WaitState.QUEUED) {
-                // Never sent: an earlier wait held the connection, so nothing can be checked in time.
+                // Never sent: an earlier wait held the connection (or there was none), so nothing can be checked in time.
                 toSend.removeIf(o -> o.answer == this);
                 state = WaitState.DONE;
-                result.completeExceptionally(timeoutError(keys));
+                result.completeExceptionally(timeoutError(reported, keys));
                 return;
             }
-            if (state != WaitState.SENT || failure != null) {
+            if (state != WaitState.SENT || socket == null) {
                 return;
             }
             state = WaitState.CANCELLING;
+            NetSocket cancelledOn = socket;
             socket.write(RequestEncoder.cancelWait());
             // After CANCEL_WAIT the server sends nothing late for this WAIT, so answers are in order
             // again: release the queue, and ask which keys are still missing.
@@ -529,9 +786,16 @@ public final class TcpStoreClient implements Store {
             for (String key : keys) {
                 CompletableFuture<Boolean> check = new CompletableFuture<>();
                 present.add(check);
-                write(new Outbound(RequestEncoder.check(List.of(wireKey(key))), new Reply<>(ResponseDecoder.checkResult(), check)));
+                write(new Outbound(RequestEncoder.check(List.of(WireKeys.onWire(key))), new Reply<>(ResponseDecoder.checkResult(), check)));
             }
+            // A silent server (host gone without closing) must not hold the caller past its deadline for long.
+            long graceTimer = vertx.setTimer(CANCEL_GRACE.toMillis(), t -> {
+                if (!result.isDone() && socket == cancelledOn) {
+                    abandonConnection("no answer to CANCEL_WAIT within " + DurationText.of(CANCEL_GRACE));
+                }
+            });
             CompletableFuture.allOf(present.toArray(CompletableFuture[]::new)).whenComplete((ok, error) -> {
+                vertx.cancelTimer(graceTimer);
                 if (satisfied) {
                     return;
                 }
@@ -545,32 +809,15 @@ public final class TcpStoreClient implements Store {
                         missing.add(keys.get(i));
                     }
                 }
-                result.completeExceptionally(timeoutError(missing.isEmpty() ? keys : missing));
+                result.completeExceptionally(timeoutError(reported, missing.isEmpty() ? keys : missing));
             });
             pump();
-        }
-
-        private StoreTimeoutException timeoutError(List<String> missing) {
-            return new StoreTimeoutException("store " + describe() + ": timed out after " + DurationText.of(timeout)
-                    + " waiting for key(s) " + missing, missing);
         }
     }
 
     // ---- helpers ----------------------------------------------------------------------------
 
-    private static String wireKey(String key) {
-        return TcpStoreWire.KEY_PREFIX + key;
-    }
-
-    private static List<String> wireKeys(List<String> keys) {
-        List<String> wire = new ArrayList<>(keys.size());
-        for (String key : keys) {
-            wire.add(wireKey(key));
-        }
-        return wire;
-    }
-
-    /** Runs {@code action} on the client's context, or fails {@code result} if the client is closed or lost. */
+    /** Runs {@code action} on the client's context, or fails {@code result} if the client is closed or failed for good. */
     private void onContext(CompletableFuture<?> result, Runnable action) {
         context.runOnContext(v -> {
             if (failure != null) {
@@ -581,15 +828,33 @@ public final class TcpStoreClient implements Store {
         });
     }
 
+    private boolean rejectInvalidKeys(List<String> keys, CompletableFuture<?> result) {
+        if (keys == null) {
+            result.completeExceptionally(new IllegalArgumentException("keys must not be null"));
+            return true;
+        }
+        if (keys.size() > limits.maxKeysPerRequest()) {
+            result.completeExceptionally(new StoreLimitExceededException(keys.size()
+                    + " keys in one request exceed the store's limit of " + limits.maxKeysPerRequest()));
+            return true;
+        }
+        for (String key : keys) {
+            if (rejectInvalidKey(key, result)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Refuses keys the server would refuse: sending one would get this whole connection closed. */
     private boolean rejectInvalidKey(String key, CompletableFuture<?> result) {
         if (key == null) {
             result.completeExceptionally(new IllegalArgumentException("key must not be null"));
             return true;
         }
-        int bytes = RequestEncoder.keyBytes(wireKey(key));
+        int bytes = RequestEncoder.keyBytes(WireKeys.onWire(key));
         if (bytes > limits.maxKeyBytes()) {
-            result.completeExceptionally(new IllegalArgumentException(
+            result.completeExceptionally(new StoreLimitExceededException(
                     "key of " + bytes + " bytes exceeds the store's limit of " + limits.maxKeyBytes()));
             return true;
         }
@@ -602,7 +867,7 @@ public final class TcpStoreClient implements Store {
             return true;
         }
         if (value.length > limits.maxValueBytes()) {
-            result.completeExceptionally(new IllegalArgumentException(
+            result.completeExceptionally(new StoreLimitExceededException(
                     "value of " + value.length + " bytes exceeds the store's limit of " + limits.maxValueBytes()));
             return true;
         }

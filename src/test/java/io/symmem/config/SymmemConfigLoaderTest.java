@@ -108,6 +108,17 @@ class SymmemConfigLoaderTest {
         assertThat(rank.source()).contains(TorchrunEnvConfigSource.NAME);
         EffectiveSetting backend = rows.stream().filter(r -> r.variable().equals("SYMMEM_BACKEND")).findFirst().orElseThrow();
         assertThat(backend.source()).isEqualTo("default");
+        assertThat(backend.value()).isEqualTo("auto");
+        EffectiveSetting localRank = rows.stream().filter(r -> r.variable().equals("LOCAL_RANK")).findFirst().orElseThrow();
+        assertThat(localRank.value()).isEqualTo("(derived)");
+    }
+
+    @Test
+    void effectiveSettingsStillShowAnInvalidValue() {
+        List<EffectiveSetting> rows = SymmemConfigLoader.effective(Map.of("SYMMEM_BACKEND", "gpu"), new Properties());
+        EffectiveSetting backend = rows.stream().filter(r -> r.variable().equals("SYMMEM_BACKEND")).findFirst().orElseThrow();
+        assertThat(backend.value()).isEqualTo("gpu");
+        assertThat(backend.source()).isNotEqualTo("default");
     }
 
     @Test

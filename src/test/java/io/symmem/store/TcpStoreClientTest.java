@@ -245,7 +245,7 @@ class TcpStoreClientTest {
         assertThatThrownBy(() -> Uni.createFrom().completionStage(queued).await().atMost(AWAIT))
                 .isInstanceOf(StoreException.class)
                 .hasMessageContaining("lost");
-        // Later calls fail at once too.
+        // Later calls wait for a reconnection, and fail once it gives up (after the connect timeout).
         assertThatThrownBy(() -> store.check(List.of("x")).await().atMost(AWAIT))
                 .isInstanceOf(StoreException.class)
                 .hasMessageContaining("lost");

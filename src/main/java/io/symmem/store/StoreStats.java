@@ -1,0 +1,16 @@
+package io.symmem.store;
+
+import java.util.Map;
+
+/**
+ * A snapshot of the store server's state, for the HTTP stats route and diagnostics.
+ *
+ * @param keys number of keys holding a value (what GETNUMKEYS answers)
+ * @param queues number of non-empty queues
+ * @param openConnections TCP connections open now
+ * @param connectionsAccepted TCP connections accepted since the server started
+ * @param pendingWaits waits the server holds unanswered (TCP and in-process)
+ * @param opsServed operations served per query type name (e.g. "SET"), TCP and in-process together
+ */
+public record StoreStats(long keys, long queues, int openConnections, long connectionsAccepted, int pendingWaits,
+        Map<String, Long> opsServed) {}

@@ -1,0 +1,129 @@
+package io.symmem.store;
+
+import static io.symmem.store.StoreTestSupport.AWAIT;
+import static io.symmem.store.StoreTestSupport.bytes;
+import static io.symmem.store.StoreTestSupport.startServer;
+import static io.symmem.store.StoreTestSupport.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(20)
+class EventBusAndPrefixStoreTest {
+
+    private static Vertx vertx;
+    private StoreServer server;
+
+    @BeforeAll
+    static void startVertx() {
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stopVertx() {
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    @BeforeEach
+    void start() {
+        server = startServer(vertx);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void aWaitOverTheBusFailsWithTheStoresMessageNotAReplyTimeout() {
+        String address = "symmem.store.wait-test";
+        StoreEventBusService service = new StoreEventBusService(vertx, server.localStore(), address);
+        service.register().await().atMost(AWAIT);
+        try {
+            // A short default send timeout must not cut a longer wait short.
+            EventBusStore store = new EventBusStore(vertx, address, server.address(), Duration.ofMillis(100));
+            assertThatThrownBy(() -> store.await(List.of("x", "y"), Duration.ofMillis(400)).await().atMost(AWAIT))
+                    .isInstanceOf(StoreTimeoutException.class)
+                    .hasMessageContaining(server.address())
+                    .satisfies(e -> assertThat(((StoreTimeoutException) e).keys()).containsExactly("x", "y"));
+        } finally {
+            service.close();
+        }
+    }
+
+    @Test
+    void unregisteredServiceMeansStoreNotReachable() {
+        String address = "symmem.store.gone";
+        StoreEventBusService service = new StoreEventBusService(vertx, server.localStore(), address);
+        service.register().await().atMost(AWAIT);
+        EventBusStore store = new EventBusStore(vertx, address, server.address(), Duration.ofSeconds(1));
+        store.set("k", bytes("v")).await().atMost(AWAIT);
+        service.unregister().await().atMost(AWAIT);
+        assertThatThrownBy(() -> store.get("k", AWAIT).await().atMost(AWAIT))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("not reachable")
+                .hasMessageContaining(server.address());
+    }
+
+    @Test
+    void errorsCrossTheBusWithTheirTypes() {
+        String address = "symmem.store.errors";
+        StoreEventBusService service = new StoreEventBusService(vertx, server.localStore(), address);
+        service.register().await().atMost(AWAIT);
+        try {
+            EventBusStore store = new EventBusStore(vertx, address, server.address(), Duration.ofSeconds(1));
+            store.set("text", bytes("abc")).await().atMost(AWAIT);
+            assertThatThrownBy(() -> store.add("text", 1).await().atMost(AWAIT)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("text");
+            assertThatThrownBy(() -> store.set("k".repeat(5000), bytes("v")).await().atMost(AWAIT))
+                    .isInstanceOf(StoreLimitExceededException.class);
+        } finally {
+            service.close();
+        }
+    }
+
+    @Test
+    void prefixStoresNestAndListOnlyTheirOwnKeys() {
+        LocalStore root = server.localStore();
+        PrefixStore outer = new PrefixStore("job", root);
+        PrefixStore inner = new PrefixStore("step1", outer);
+        inner.set("k", bytes("v")).await().atMost(AWAIT);
+        outer.set("other", bytes("o")).await().atMost(AWAIT);
+        assertThat(text(root.get("job/step1/k", AWAIT).await().atMost(AWAIT))).isEqualTo("v");
+        assertThat(inner.listKeys().await().atMost(AWAIT)).containsExactly("k");
+        assertThat(outer.listKeys().await().atMost(AWAIT)).containsExactlyInAnyOrder("step1/k", "other");
+        assertThat(inner.numKeys().await().atMost(AWAIT)).isEqualTo(2);
+        assertThatThrownBy(() -> inner.get("missing", Duration.ofMillis(100)).await().atMost(AWAIT))
+                .isInstanceOf(StoreTimeoutException.class).hasMessageContaining("job/step1/missing");
+        inner.close();
+        root.ping().await().atMost(AWAIT);
+    }
+
+    @Test
+    void statsCountOperationsFromEveryFace() {
+        LocalStore local = server.localStore();
+        local.set("a", bytes("1")).await().atMost(AWAIT);
+        local.add("n", 1).await().atMost(AWAIT);
+        StoreStats stats = server.stats().await().atMost(AWAIT);
+        assertThat(stats.keys()).isEqualTo(2);
+        assertThat(stats.opsServed()).containsEntry("SET", 1L).containsEntry("ADD", 1L);
+    }
+
+    @Test
+    void closingALocalStoreFailsItsWaitsButNotTheServer() {
+        LocalStore local = server.localStore();
+        var pending = local.get("never", Duration.ofSeconds(10)).subscribeAsCompletionStage();
+        local.close();
+        assertThatThrownBy(() -> pending.get(5, java.util.concurrent.TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class);
+        server.localStore().set("still", bytes("up")).await().atMost(AWAIT);
+    }
+}
