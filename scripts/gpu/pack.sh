@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs to run symmem, which has no Java there: the application
+# (target/quarkus-app), a jlink'ed Java runtime and the anchor script, all under .gpu/ (ignored by
+# git; name it in the device run's `carry`). Prints the size; it must stay well under 64 MiB.
+#
+#   scripts/gpu/pack.sh            # build + jlink + copy
+#   SKIP_BUILD=1 scripts/gpu/pack.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+# Found by elimination (jdeps cannot resolve Quarkus's multi-release jars): starting from a broad set,
+# each module was dropped unless `java -jar quarkus-run.jar config` stopped working without it.
+# Without jdk.management, jdk.zipfs or java.naming the app exits at start-up without a word.
+MODULES=${MODULES:-java.base,java.logging,java.naming,jdk.management,jdk.unsupported,jdk.zipfs}
+ANCHOR=${ANCHOR:-/work/shared/bench/torch_anchor.py}
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  mvn -B -q -DskipTests package
+fi
+rm -rf .gpu
+mkdir -p .gpu
+"$JDK/bin/jlink" --add-modules "$MODULES" --strip-debug --no-header-files --no-man-pages \
+  --compress=zip-9 --output .gpu/jre
+# jlink's --strip-native-debug-symbols leaves Temurin's libjvm.so (30 MB) unstripped: strip it here.
+find .gpu/jre -name '*.so' -exec strip --strip-unneeded {} +
+cp -r target/quarkus-app .gpu/app
+if [[ -f "$ANCHOR" ]]; then
+  cp "$ANCHOR" .gpu/torch_anchor.py
+else
+  echo "pack.sh: $ANCHOR not found; the anchor run will be skipped" >&2
+fi
+# The unpacked runtime + app are about 65 MiB, over what a device run carries: ship one xz tarball
+# (carry `.gpu/symmem-gpu.tar.xz`); run-store.sh unpacks it on the device.
+tar -C .gpu -cJf .gpu/symmem-gpu.tar.xz jre app $( [[ -f .gpu/torch_anchor.py ]] && echo torch_anchor.py )
+echo "modules: $MODULES"
+du -sh .gpu/jre .gpu/app .gpu/symmem-gpu.tar.xz
+size_kib=$(du -sk .gpu/symmem-gpu.tar.xz | cut -f1)
+echo "carry .gpu/symmem-gpu.tar.xz: ${size_kib} KiB"
+if (( size_kib > 40 * 1024 )); then
+  echo "pack.sh: the tarball is ${size_kib} KiB, too close to the 64 MiB a device run carries" >&2
+  exit 1
+fi

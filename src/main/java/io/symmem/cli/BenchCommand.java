@@ -1,0 +1,18 @@
+package io.symmem.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+@Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store).",
+        subcommands = {BenchStoreCommand.class})
+public class BenchCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a benchmark, e.g. `symmem bench store`");
+    }
+}

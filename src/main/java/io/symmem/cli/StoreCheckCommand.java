@@ -1,0 +1,28 @@
+package io.symmem.cli;
+
+import io.vertx.core.Vertx;
+import jakarta.inject.Inject;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "store-check", description = {
+        "Runs every operation of symmem's Store against a store server (ours or PyTorch's TCPStore) through",
+        "symmem's client, with exact expected results; prints one line per check and \"N passed, M failed\"."},
+        footer = {"%nExample (a PyTorch TCPStore server on port 29700):", "  symmem store-check --host 127.0.0.1 --port 29700"})
+public class StoreCheckCommand implements Callable<Integer> {
+    @Inject
+    Vertx vertx;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Store host (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", required = true, description = "Store port.")
+    int port;
+
+    @Override
+    public Integer call() {
+        System.out.println("symmem store-check against " + host + ":" + port);
+        return new StoreCheck(vertx, host, port, System.out).run() == 0 ? 0 : 1;
+    }
+}
