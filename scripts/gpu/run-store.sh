@@ -68,7 +68,7 @@ step "symmem store-check vs TCPStore server (legacy)" 120 store-check.log "${SYM
 step "symmem store-check vs symmem server" 120 store-check.log "${SYMMEM[@]}" store-check --port $OURS
 
 if [[ $MODE == quick ]]; then LEVELS=1,4,64; RANKS=256; else LEVELS=1,4,64,1024; RANKS=1024; fi
-step "bench store: Java clients vs symmem server" 150 bench.log "${SYMMEM[@]}" bench store --host 127.0.0.1 --port $OURS --label symmem --clients $LEVELS --ranks $RANKS --rounds 1 --all-gather-timeout-seconds 60 --deadline-seconds 100 --phase-seconds 10 --json "$OUT/bench-symmem.json"
+step "bench store: Java clients vs symmem server" 150 bench.log "${SYMMEM[@]}" bench store --host 127.0.0.1 --port $OURS --label symmem --pipeline --clients $LEVELS --ranks $RANKS --rounds 1 --all-gather-timeout-seconds 60 --deadline-seconds 100 --phase-seconds 10 --json "$OUT/bench-symmem.json"
 # 1,4,64 and 256 ranks only: 1024 connections to a TCPStore server took minutes on the 2-core machine
 step "bench store: Java clients vs TCPStore libuv" 150 bench.log "${SYMMEM[@]}" bench store --host 127.0.0.1 --port $TLIBUV --label tcpstore-libuv --clients 1,4,64 --ranks 256 --rounds 1 --all-gather-timeout-seconds 60 --deadline-seconds 100 --phase-seconds 10 --json "$OUT/bench-tcpstore.json"
 step "tcpstore_bench.py (Python clients) vs symmem" 90 ref.log python3 $G/tcpstore_bench.py --port $OURS --clients 1,4,64 --label symmem

@@ -23,7 +23,8 @@ final class BenchClients implements AutoCloseable {
     }
 
     /** Opens {@code n} connections to host:port; fails (closing those made) if any does not connect by the deadline. */
-    static BenchClients connect(Vertx vertx, String host, int port, int n, Duration deadline) {
+    static BenchClients connect(Vertx vertx, String host, int port, int n, Duration deadline,
+                                TcpStoreClient.Options options) {
         long start = System.nanoTime();
         long end = start + deadline.toNanos();
         Semaphore slots = new Semaphore(CONNECTS_IN_FLIGHT);
@@ -35,7 +36,7 @@ final class BenchClients implements AutoCloseable {
                             + " did not finish within " + deadline.toSeconds() + " s (" + i + " started)");
                 }
                 Duration left = Duration.ofNanos(Math.max(1_000_000, end - System.nanoTime()));
-                CompletableFuture<TcpStoreClient> f = TcpStoreClient.connect(vertx, host, port, left)
+                CompletableFuture<TcpStoreClient> f = TcpStoreClient.connect(vertx, host, port, left, options)
                         .subscribeAsCompletionStage();
                 f.whenComplete((c, e) -> slots.release());
                 pending.add(f);

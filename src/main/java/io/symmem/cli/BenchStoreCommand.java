@@ -70,6 +70,11 @@ public class BenchStoreCommand implements Callable<Integer> {
     @Option(names = "--deadline-seconds", defaultValue = "900", description = "No new phase starts after this (default ${DEFAULT-VALUE}).")
     int deadlineSeconds;
 
+    @Option(names = "--pipeline", arity = "0..1", fallbackValue = "true",
+            description = "Pipeline WAIT+GET in one write (TcpStoreClient.Options#pipelineWaits): only for a symmem server. "
+                    + "Default: on for the in-process server, off with --host (a PyTorch server would mix up answers).")
+    Boolean pipeline;
+
     @Option(names = "--label", description = "Name of the measured server in the output (default: symmem, or host:port).")
     String label;
 
@@ -108,15 +113,19 @@ public class BenchStoreCommand implements Callable<Integer> {
         report.meta("fd_limit", BenchFdLimit.read().describe());
         System.out.printf("symmem bench store: server %s at %s, %d-byte values, %d ops of each kind per level, %d cpus, %s%n",
                 name, where, valueBytes, ops, Runtime.getRuntime().availableProcessors(), BenchFdLimit.read().describe());
+        boolean pipelined = pipeline != null ? pipeline : !external;
+        report.meta("pipelined_waits", pipelined);
+        System.out.printf("client mode: %s%n", pipelined ? "WAIT+GET pipelined (symmem server)" : "TCPStore-compatible (no pipelining)");
+        TcpStoreClient.Options clientOptions = TcpStoreClient.Options.defaults().withPipelineWaits(pipelined);
         String[] hostPort = where.split(":");
         String runId = "bench/" + Long.toHexString(System.currentTimeMillis());
         Duration opTimeout = Duration.ofSeconds(opTimeoutSeconds);
         Duration phaseLimit = Duration.ofSeconds(phaseSeconds);
         long keysWritten = 0;
         try (TcpStoreClient control = TcpStoreClient.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
-                     Duration.ofSeconds(30)).await().atMost(Duration.ofSeconds(31));
+                     Duration.ofSeconds(30), clientOptions).await().atMost(Duration.ofSeconds(31));
              BenchClients clients = BenchClients.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
-                     clientsNeeded, Duration.ofSeconds(120))) {
+                     clientsNeeded, Duration.ofSeconds(120), clientOptions)) {
             System.out.printf(Locale.ROOT, "connected %d clients in %.0f ms%n", clients.size(), clients.connectMillis());
             report.meta("connect_ms", Math.round(clients.connectMillis()));
             Long keysBefore = numKeys(control, report);

@@ -173,7 +173,10 @@ public class RankRuntime {
         if (server != null) {
             storeBackend = server.localStore();
         } else {
-            storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout)
+            // Rank 0 of this world runs our StoreServer, which holds requests behind a pending WAIT:
+            // a get is one round trip (WAIT+GET in one write).
+            storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
+                            TcpStoreClient.Options.forSymmemServer())
                     .await().atMost(storeTimeout.plusSeconds(5));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);

@@ -21,7 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link RendezvousTimeoutException} naming the group, the round and the ranks whose key is missing.
  *
  * <p>Keys are never deleted (a rank cannot know when every peer has read them without another
- * round); they are small, and a group is expected to make few calls.
+ * round, and rounds of one instance may overlap); they are small, and a group is expected to make few
+ * calls. See docs/store.md (Not done yet).
+ *
+ * <p>Round trips per rank: all_gather = set (no answer) + one multiGet (WAIT on all keys + MULTI_GET,
+ * one write with a pipelining client); barrier = set + one await; broadcast = set on the root, one get
+ * elsewhere.
  */
 public final class StoreExchange {
 
@@ -76,9 +81,12 @@ public final class StoreExchange {
         requirePositive(timeout);
         Round round = new Round("all_gather", nextRound.getAndIncrement(), timeout);
         List<String> keys = round.keysOfAllRanks();
+        // set (no answer) + one WAIT on all keys + one MULTI_GET: a round trip or two per rank, not one
+        // per peer (a pipelining client sends WAIT and MULTI_GET in one write).
         Uni<List<byte[]>> work = store.set(keys.get(rank), mine)
-                .chain(() -> awaitRanks(round, keys))
-                .chain(() -> readAll(keys, mine, round));
+                .chain(() -> store.multiGet(keys, remainingOrFloor(round)))
+                .onFailure(StoreTimeoutException.class)
+                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
         return started(work);
     }
 
@@ -146,21 +154,14 @@ public final class StoreExchange {
         }
     }
 
-    private Uni<Void> awaitRanks(Round round, List<String> keys) {
-        return store.await(keys, round.remaining().isZero() ? Duration.ofMillis(1) : round.remaining())
-                .onFailure(StoreTimeoutException.class)
-                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
+    private static Duration remainingOrFloor(Round round) {
+        return round.remaining().isZero() ? Duration.ofMillis(1) : round.remaining();
     }
 
-    /** All keys are known to exist now, so each get answers at once; our own value needs no trip. */
-    private Uni<List<byte[]>> readAll(List<String> keys, byte[] mine, Round round) {
-        // The keys exist, so a floor keeps a nearly spent deadline from failing reads that answer at once.
-        Duration readTimeout = round.remaining().compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : round.remaining();
-        List<Uni<byte[]>> reads = new ArrayList<>(worldSize);
-        for (int r = 0; r < worldSize; r++) {
-            reads.add(r == rank ? Uni.createFrom().item(mine) : store.get(keys.get(r), readTimeout));
-        }
-        return Uni.join().all(reads).andFailFast();
+    private Uni<Void> awaitRanks(Round round, List<String> keys) {
+        return store.await(keys, remainingOrFloor(round))
+                .onFailure(StoreTimeoutException.class)
+                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
     }
 
     /**

@@ -5,12 +5,14 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
@@ -20,6 +22,19 @@ import org.jboss.logging.Logger;
  * The rendezvous store server (hosted by rank 0): an in-memory key/value map served over TCP with
  * PyTorch TCPStore's framing. All state lives on one event-loop context, so no locks are needed and
  * no handler ever blocks.
+ *
+ * <p><b>Order across connections.</b> TCPStore's SET has no answer, so a client that sets on one
+ * connection and then (after its set returned) checks on another relies on the server applying what
+ * it read earlier before what it read later. The event loop reads every ready socket of one select
+ * round before it runs tasks, but the order of sockets within a round is not their arrival order
+ * (level-triggered epoll reports a socket that was ready in the previous round ahead of sockets that
+ * became ready since). So connections only decode while reading, and one {@link Scheduler} pass per
+ * round applies what was read, in phases: first every connection's requests without an answer that
+ * may run (SET, APPEND, MULTI_SET, QUEUE_PUSH up to its next answered request), then one answered
+ * request per connection, and again until nothing is left. A request that expects an answer therefore
+ * sees every set that reached the server before it (from a client that waits for each answer before
+ * its next request, as PyTorch's does), whichever socket it came on. Answers of one pass are written
+ * once per connection.
  *
  * <pre>{@code
  * StoreServer server = new StoreServer(vertx, StoreLimits.defaults());
@@ -38,6 +53,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreState state = new StoreState();
     private final StoreStatistics statistics = new StoreStatistics();
     private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Scheduler scheduler = new Scheduler();
     /** Address given to the constructor for {@link #start()}; null when {@link #listen} is used directly. */
     private final String configuredHost;
     private final int configuredPort;
@@ -56,7 +72,9 @@ public final class StoreServer implements AutoCloseable {
         this.limits = Objects.requireNonNull(limits, "limits must not be null");
         this.configuredHost = host;
         this.configuredPort = checkPort(port);
-        this.context = vertx.getOrCreateContext();
+        Context current = vertx.getOrCreateContext();
+        // One event loop serves every connection and the state; a worker context would add hops.
+        this.context = current.isEventLoopContext() ? current : ((VertxInternal) vertx).createEventLoopContext();
     }
 
     /** A server whose address is given later, to {@link #listen(String, int)}. */
@@ -101,7 +119,7 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void accept(NetSocket socket) {
-        StoreServerConnection connection = new StoreServerConnection(socket, state, statistics, limits);
+        StoreServerConnection connection = new StoreServerConnection(socket, state, statistics, limits, scheduler);
         connections.add(connection);
         statistics.accepted();
         socket.handler(connection::onData);
@@ -110,6 +128,73 @@ public final class StoreServer implements AutoCloseable {
             connections.remove(connection);
         });
         socket.exceptionHandler(e -> LOG.debugf("store: connection from %s failed: %s", connection.remote(), e));
+    }
+
+    /**
+     * Applies the requests the connections decoded, once per read batch: {@link #schedule} runs a pass
+     * as a task on the server's context, and the event loop runs tasks only after it has read every
+     * socket that was ready. Confined to the server's context.
+     */
+    final class Scheduler {
+        private List<StoreServerConnection> withWork = new ArrayList<>();
+        private boolean passQueued;
+        private boolean inPass;
+
+        void schedule(StoreServerConnection connection) {
+            if (!connection.scheduled) {
+                connection.scheduled = true;
+                withWork.add(connection);
+            }
+            if (!passQueued && !inPass) {
+                passQueued = true;
+                context.runOnContext(ignored -> pass());
+            }
+        }
+
+        private void pass() {
+            passQueued = false;
+            inPass = true;
+            List<StoreServerConnection> touched = new ArrayList<>();
+            try {
+                while (!withWork.isEmpty()) {
+                    List<StoreServerConnection> round = withWork;
+                    withWork = new ArrayList<>();
+                    for (StoreServerConnection connection : round) {
+                        connection.scheduled = false;
+                        touched.add(connection);
+                    }
+                    boolean progress = true;
+                    while (progress) {
+                        progress = false;
+                        for (StoreServerConnection connection : round) {
+                            progress |= connection.applyUnanswered();
+                        }
+                        for (StoreServerConnection connection : round) {
+                            progress |= connection.applyOneAnswered();
+                        }
+                        if (!withWork.isEmpty()) {
+                            // Connections released by a set in this round (or newly readable): serve them
+                            // too, after the phase-1 writes of this round.
+                            for (StoreServerConnection connection : withWork) {
+                                connection.scheduled = false;
+                                if (!round.contains(connection)) {
+                                    round = new ArrayList<>(round);
+                                    round.add(connection);
+                                    touched.add(connection);
+                                }
+                            }
+                            withWork = new ArrayList<>();
+                            progress = true;
+                        }
+                    }
+                }
+            } finally {
+                inPass = false;
+                for (StoreServerConnection connection : touched) {
+                    connection.flush();
+                }
+            }
+        }
     }
 
     private static int checkPort(int port) {

@@ -34,6 +34,9 @@ import org.jboss.logging.Logger;
  *       unanswered, further requests that expect an answer are held back (exactly one WAIT is ever
  *       outstanding, as with TCPStore's synchronous client). SET expects no answer and is written at
  *       once, even past held-back requests, so a set on this client can always release a wait on it.</li>
+ *   <li>With {@link Options#pipelineWaits()} (our {@link StoreServer} only), the server holds answered
+ *       requests behind a pending WAIT instead, so a get writes WAIT and GET together (one round trip)
+ *       and other answered requests go out at once; see {@link Options}.</li>
  *   <li>{@code set} completes when its frame has been written to the socket (TCPStore's set returns at
  *       the same point). The server applies one connection's frames in order, so any later request of
  *       this client observes it.</li>
@@ -68,6 +71,8 @@ public final class TcpStoreClient implements Store {
     private final int port;
     private final StoreLimits limits;
     private final Duration connectTimeout;
+    /** Write a wait's follow-up (GET, MULTI_GET, QUEUE_POP) right behind its WAIT; see {@link Options}. */
+    private final boolean pipelineWaits;
     private FrameInput input = new FrameInput();
     /** Requests not written yet: no connection, or held back behind an unanswered WAIT. */
     private final ArrayDeque<Outbound> toSend = new ArrayDeque<>();
@@ -83,13 +88,51 @@ public final class TcpStoreClient implements Store {
     private StoreException failure;
     private long reconnects;
 
-    private TcpStoreClient(Vertx vertx, String host, int port, Duration connectTimeout, StoreLimits limits) {
+    private TcpStoreClient(Vertx vertx, String host, int port, Duration connectTimeout, Options options) {
         this.vertx = vertx;
         this.host = host;
         this.port = port;
         this.connectTimeout = connectTimeout;
-        this.limits = limits;
+        this.limits = options.limits();
+        this.pipelineWaits = options.pipelineWaits();
         this.context = vertx.getOrCreateContext();
+    }
+
+    /**
+     * How a client talks to its server.
+     *
+     * @param limits key/value limits checked before sending (they must not exceed the server's)
+     * @param pipelineWaits {@code false} (default, for any TCPStore server, PyTorch's included): while a
+     *     WAIT is unanswered, requests that expect an answer are held back in the client, and a get's
+     *     GET is written only after its WAIT was answered (two round trips). {@code true}: ONLY for a
+     *     symmem {@link StoreServer}, which applies each connection's requests in order and holds
+     *     answered requests behind a pending WAIT: the GET (MULTI_GET, QUEUE_POP) goes out in the same
+     *     write as its WAIT, so a get is one round trip, and other answered requests are written at
+     *     once. A PyTorch server answers requests past a pending WAIT, so against it this mode would
+     *     mix up answers: never turn it on for a server that is not ours.
+     */
+    public record Options(StoreLimits limits, boolean pipelineWaits) {
+        public Options {
+            java.util.Objects.requireNonNull(limits, "limits must not be null");
+        }
+
+        /** Default limits, no pipelining: safe against any TCPStore-protocol server. */
+        public static Options defaults() {
+            return new Options(StoreLimits.defaults(), false);
+        }
+
+        /** Default limits with WAIT+GET pipelining: for a symmem {@link StoreServer} only. */
+        public static Options forSymmemServer() {
+            return new Options(StoreLimits.defaults(), true);
+        }
+
+        public Options withLimits(StoreLimits newLimits) {
+            return new Options(newLimits, pipelineWaits);
+        }
+
+        public Options withPipelineWaits(boolean on) {
+            return new Options(limits, on);
+        }
     }
 
     /** {@link #connect(Vertx, String, int, Duration, StoreLimits)} with default limits. */
@@ -106,7 +149,13 @@ public final class TcpStoreClient implements Store {
      */
     public static Uni<TcpStoreClient> connect(
             Vertx vertx, String host, int port, Duration connectTimeout, StoreLimits limits) {
-        TcpStoreClient client = new TcpStoreClient(vertx, host, port, connectTimeout, limits);
+        return connect(vertx, host, port, connectTimeout, Options.defaults().withLimits(limits));
+    }
+
+    /** As above, with {@link Options} (e.g. {@link Options#forSymmemServer()} to pipeline WAIT+GET). */
+    public static Uni<TcpStoreClient> connect(
+            Vertx vertx, String host, int port, Duration connectTimeout, Options options) {
+        TcpStoreClient client = new TcpStoreClient(vertx, host, port, connectTimeout, options);
         CompletableFuture<TcpStoreClient> connected = new CompletableFuture<>();
         client.context.runOnContext(v -> {
             client.netClient = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true)
@@ -127,6 +176,11 @@ public final class TcpStoreClient implements Store {
     @Override
     public String describe() {
         return host + ":" + port;
+    }
+
+    /** True if this client pipelines WAIT and its follow-up ({@link Options#pipelineWaits()}). */
+    public boolean pipelinesWaits() {
+        return pipelineWaits;
     }
 
     /** Connections made after the first one; for tests and diagnostics. */
@@ -505,9 +559,13 @@ public final class TcpStoreClient implements Store {
      * A frame to write; {@code answer} takes its answer (null for SET-like frames, which have none);
      * {@code onWritten} completes a fire-and-forget request once its frame is handed to the socket.
      */
-    private record Outbound(Buffer frame, Answer answer, CompletableFuture<Void> onWritten) {
+    private record Outbound(Buffer frame, Answer answer, CompletableFuture<Void> onWritten, Outbound then) {
         Outbound(Buffer frame, Answer answer) {
-            this(frame, answer, null);
+            this(frame, answer, null, null);
+        }
+
+        Outbound(Buffer frame, Answer answer, CompletableFuture<Void> onWritten) {
+            this(frame, answer, onWritten, null);
         }
     }
 
@@ -533,7 +591,10 @@ public final class TcpStoreClient implements Store {
         Iterator<Outbound> queued = toSend.iterator();
         while (queued.hasNext()) {
             Outbound next = queued.next();
-            if (next.answer != null && waitOutstanding) {
+            // Pipelining: the server holds answered requests behind its pending WAIT, so only a second
+            // WAIT must stay here (a CANCEL_WAIT must name the wait the server is blocked on).
+            boolean held = pipelineWaits ? next.answer instanceof PendingWait : next.answer != null;
+            if (held && waitOutstanding) {
                 continue;
             }
             queued.remove();
@@ -548,6 +609,13 @@ public final class TcpStoreClient implements Store {
     private void write(Outbound outbound) {
         if (outbound.answer != null) {
             inFlight.addLast(outbound.answer);
+        }
+        if (outbound.then != null) {
+            // WAIT and its follow-up in one write: one packet, one round trip.
+            inFlight.addLast(outbound.then.answer);
+            socket.write(Buffer.buffer(outbound.frame.length() + outbound.then.frame.length())
+                    .appendBuffer(outbound.frame).appendBuffer(outbound.then.frame));
+            return;
         }
         if (outbound.onWritten == null) {
             socket.write(outbound.frame);
@@ -674,6 +742,19 @@ public final class TcpStoreClient implements Store {
 
     /** As above; {@code reported} is the timeout named in the error (a retried pop waits for less). */
     private <T> void waitThen(List<String> keys, Duration timeout, CompletableFuture<T> result, Outbound then, Duration reported) {
+        if (then != null && pipelineWaits) {
+            // The follow-up's answer always comes after the WAIT's; it counts only if the wait was satisfied
+            // (after a cancel the server still answers the held follow-up, e.g. an empty GET).
+            PendingWait wait = new PendingWait(keys, timeout, reported, () -> {});
+            Outbound gated = new Outbound(then.frame, new Gated(then.answer, wait));
+            wait.result.whenComplete((ok, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                }
+            });
+            wait.start(gated);
+            return;
+        }
         PendingWait wait = new PendingWait(keys, timeout, reported, then == null ? () -> {} : () -> toSend.addFirst(then));
         wait.result.whenComplete((ok, error) -> {
             if (error != null) {
@@ -682,7 +763,66 @@ public final class TcpStoreClient implements Store {
                 result.complete(null);
             }
         });
-        wait.start();
+        wait.start(null);
+    }
+
+    /** A pipelined follow-up's answer: read it in any case, pass it on only if its wait was satisfied. */
+    private static final class Gated extends Answer {
+        private final Answer inner;
+        private final PendingWait wait;
+
+        Gated(Answer inner, PendingWait wait) {
+            this.inner = inner;
+            this.wait = wait;
+        }
+
+        @Override
+        boolean consume(FrameInput in) {
+            return inner.consume(in);
+        }
+
+        @Override
+        void afterConsumed() {
+            if (wait.satisfied) {
+                inner.afterConsumed();
+            }
+        }
+
+        @Override
+        void fail(StoreException error) {
+            inner.fail(error);
+        }
+    }
+
+    /**
+     * The answer to a CANCEL_WAIT that the server sends in order: a WAIT_CANCELED byte if the WAIT had
+     * been answered STOP_WAITING before the cancel arrived; nothing otherwise (then the server answered
+     * WAIT_CANCELED in the wait's own place, which is earlier in the stream, so this is known here).
+     */
+    private static final class CancelAck extends Answer {
+        private final PendingWait wait;
+
+        CancelAck(PendingWait wait) {
+            this.wait = wait;
+        }
+
+        @Override
+        boolean consume(FrameInput in) {
+            if (!wait.satisfied) {
+                return true;
+            }
+            if (!in.has(1)) {
+                return false;
+            }
+            int answer = in.readUnsignedByte();
+            if (answer != TcpStoreWire.WAIT_CANCELED) {
+                throw new StoreProtocolException("CANCEL_WAIT answered " + answer + ", expected WAIT_CANCELED");
+            }
+            return true;
+        }
+
+        @Override
+        void fail(StoreException error) {}
     }
 
     private enum WaitState { QUEUED, SENT, CANCELLING, DONE }
@@ -695,7 +835,7 @@ public final class TcpStoreClient implements Store {
         final Runnable onSatisfied;
         final CompletableFuture<Void> result = new CompletableFuture<>();
         WaitState state = WaitState.QUEUED;
-        private boolean satisfied;
+        volatile boolean satisfied;
         private long timerId = -1;
 
         PendingWait(List<String> keys, Duration timeout, Duration reported, Runnable onSatisfied) {
@@ -705,9 +845,9 @@ public final class TcpStoreClient implements Store {
             this.onSatisfied = onSatisfied;
         }
 
-        void start() {
+        void start(Outbound followUp) {
             timerId = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> onDeadline());
-            enqueue(new Outbound(RequestEncoder.waitFor(WireKeys.onWire(keys)), this));
+            enqueue(new Outbound(RequestEncoder.waitFor(WireKeys.onWire(keys)), this, null, followUp));
         }
 
         @Override
@@ -716,30 +856,16 @@ public final class TcpStoreClient implements Store {
                 return false;
             }
             int answer = in.readUnsignedByte();
-            if (state == WaitState.SENT) {
-                if (answer != TcpStoreWire.WAIT_STOP_WAITING) {
-                    throw new StoreProtocolException("WAIT answered " + answer + ", expected STOP_WAITING");
-                }
+            if (answer == TcpStoreWire.WAIT_STOP_WAITING) {
                 satisfied = true;
                 return true;
             }
-            // CANCELLING: either WAIT_CANCELED alone, or STOP_WAITING (sent before the server saw the
-            // cancel) followed by WAIT_CANCELED.
-            if (answer == TcpStoreWire.WAIT_CANCELED) {
+            // CANCELLING: WAIT_CANCELED in the wait's place. Otherwise STOP_WAITING came first (sent before the
+            // server saw the cancel) and the WAIT_CANCELED follows in order, read by the CancelAck entry.
+            if (state == WaitState.CANCELLING && answer == TcpStoreWire.WAIT_CANCELED) {
                 return true;
             }
-            if (answer != TcpStoreWire.WAIT_STOP_WAITING) {
-                throw new StoreProtocolException("CANCEL_WAIT answered " + answer);
-            }
-            if (!in.has(1)) {
-                return false;
-            }
-            int second = in.readUnsignedByte();
-            if (second != TcpStoreWire.WAIT_CANCELED) {
-                throw new StoreProtocolException("CANCEL_WAIT answered " + second + ", expected WAIT_CANCELED");
-            }
-            satisfied = true;
-            return true;
+            throw new StoreProtocolException("WAIT answered " + answer + ", expected STOP_WAITING");
         }
 
         @Override
@@ -779,6 +905,7 @@ public final class TcpStoreClient implements Store {
             state = WaitState.CANCELLING;
             NetSocket cancelledOn = socket;
             socket.write(RequestEncoder.cancelWait());
+            inFlight.addLast(new CancelAck(this));
             // After CANCEL_WAIT the server sends nothing late for this WAIT, so answers are in order
             // again: release the queue, and ask which keys are still missing.
             waitOutstanding = false;

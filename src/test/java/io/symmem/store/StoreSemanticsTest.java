@@ -3,6 +3,7 @@ package io.symmem.store;
 import static io.symmem.store.StoreTestSupport.AWAIT;
 import static io.symmem.store.StoreTestSupport.bytes;
 import static io.symmem.store.StoreTestSupport.connect;
+import static io.symmem.store.StoreTestSupport.connectPipelined;
 import static io.symmem.store.StoreTestSupport.startServer;
 import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +62,7 @@ class StoreSemanticsTest {
     static Stream<Arguments> stores() {
         return Stream.of(
                 Arguments.of("tcp", (Function<StoreSemanticsTest, Store>) t -> connect(vertx, t.server.port())),
+                Arguments.of("tcp-pipelined", (Function<StoreSemanticsTest, Store>) t -> connectPipelined(vertx, t.server.port())),
                 Arguments.of("local", (Function<StoreSemanticsTest, Store>) t -> t.server.localStore()),
                 Arguments.of("event-bus", (Function<StoreSemanticsTest, Store>) t -> {
                     String address = "symmem.store.test." + System.nanoTime();

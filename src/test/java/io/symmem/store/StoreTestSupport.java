@@ -28,6 +28,12 @@ final class StoreTestSupport {
         return TcpStoreClient.connect(vertx, HOST, port, Duration.ofSeconds(3)).await().atMost(AWAIT);
     }
 
+    /** A client with WAIT+GET pipelining, as ranks and the benchmark use against our server. */
+    static TcpStoreClient connectPipelined(Vertx vertx, int port) {
+        return TcpStoreClient.connect(vertx, HOST, port, Duration.ofSeconds(3), TcpStoreClient.Options.forSymmemServer())
+                .await().atMost(AWAIT);
+    }
+
     /** Polls the server until it holds {@code count} unanswered WAITs (a condition, not a fixed sleep). */
     static void awaitPendingWaits(StoreServer server, int count) {
         long deadline = System.nanoTime() + AWAIT.toNanos();

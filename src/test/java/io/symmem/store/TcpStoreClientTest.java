@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(20)
 class TcpStoreClientTest {
 
-    private static Vertx vertx;
-    private StoreServer server;
+    static Vertx vertx;
+    StoreServer server;
     private final List<TcpStoreClient> clients = new ArrayList<>();
 
     @BeforeAll
@@ -52,8 +52,13 @@ class TcpStoreClientTest {
         server.close();
     }
 
-    private TcpStoreClient client() {
-        TcpStoreClient client = connect(vertx, server.port());
+    /** Overridden by {@link PipelinedTcpStoreClientTest} to run every test with WAIT+GET pipelining. */
+    TcpStoreClient connectClient(int port) {
+        return connect(vertx, port);
+    }
+
+    TcpStoreClient client() {
+        TcpStoreClient client = connectClient(server.port());
         clients.add(client);
         return client;
     }
