@@ -36,8 +36,25 @@ typedef enum symmem_status {
   SYMMEM_ERR_STATE = 7             /* called in the wrong state (e.g. before import) */
 } symmem_status;
 
-typedef enum symmem_dtype { SYMMEM_FLOAT32 = 0 } symmem_dtype;
-typedef enum symmem_reduce_op { SYMMEM_SUM = 0 } symmem_reduce_op;
+/* Element types. bf16/fp16 are reduced with fp32 accumulation (cuda backend). */
+typedef enum symmem_dtype {
+  SYMMEM_FLOAT32 = 0,
+  SYMMEM_BFLOAT16 = 1,
+  SYMMEM_FLOAT16 = 2
+} symmem_dtype;
+/* Reductions. AVG = SUM / world. */
+typedef enum symmem_reduce_op {
+  SYMMEM_SUM = 0,
+  SYMMEM_AVG = 1,
+  SYMMEM_MAX = 2,
+  SYMMEM_MIN = 3
+} symmem_reduce_op;
+/* All-reduce algorithm. AUTO picks by size, world and in/out of place from measured crossovers. */
+typedef enum symmem_algo {
+  SYMMEM_ALGO_AUTO = 0,
+  SYMMEM_ALGO_ONE_SHOT = 1, /* every rank reads every peer's whole input */
+  SYMMEM_ALGO_TWO_SHOT = 2  /* reduce-scatter of one slice per rank, then all-gather */
+} symmem_algo;
 
 /* ---- library ---------------------------------------------------------------------------- */
 /* Message of the last failed call on this thread ("" if none). Valid until the next call. */
@@ -129,7 +146,8 @@ symmem_status symmem_put_signal(symmem_buffer* buffer, int peer, int channel, in
 /* Waits until slot [channel][peer] of the own pad is set, then clears it. */
 symmem_status symmem_wait_signal(symmem_buffer* buffer, int peer, int channel, int timeout_ms);
 /* put_signal to every peer, then wait_signal from every peer. On timeout the message names the
- * ranks that did not arrive. */
+ * ranks that did not arrive. (cuda buffers: an epoch barrier on a per-channel flag array separate
+ * from the put/wait slots: the same guarantee without a round trip; see docs/cuda-backend.md.) */
 symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms);
 
 /* ---- collectives ---------------------------------------------------------------------------- */
@@ -141,6 +159,103 @@ symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms)
 symmem_status symmem_all_reduce_one_shot(symmem_buffer* buffer, symmem_dtype dtype,
                                          symmem_reduce_op op, uint64_t count, void* out,
                                          int channel, int timeout_ms);
+
+/* ---- additions of ABI 1 for the cuda backend (issue 3) ------------------------------------
+ *
+ * Streams: `stream` is a cudaStream_t (NULL = the legacy default stream). On a cuda buffer the
+ * *_on_stream calls and the collectives below ENQUEUE work and return; a device-side wait that
+ * passes its deadline (measured on the GPU) does not hang: it records {what, channel, peer} in the
+ * buffer's error record and the kernel exits. symmem_stream_synchronize (or symmem_cuda_check
+ * after any other synchronisation) turns that record into SYMMEM_ERR_TIMEOUT with a message such as
+ * "barrier(channel 0): rank 3 did not arrive within 500 ms". After a device timeout the buffer's
+ * signal pads are in an unknown state: free it. The host backend ignores `stream` and runs each
+ * call synchronously.
+ * The host-synchronous calls above (symmem_barrier, symmem_put_signal, symmem_wait_signal) work on
+ * cuda buffers too: they launch on an internal stream, synchronise and report.
+ */
+
+/* Bytes per element of dtype; 0 for an unknown dtype. */
+size_t symmem_dtype_size(symmem_dtype dtype);
+
+/* put_signal / wait_signal / barrier enqueued on a stream (same slots and semantics as the
+ * host-synchronous calls: put waits for the slot to be 0 and sets 1 with release; wait waits for 1
+ * and clears it with acquire; barrier = put to every peer, then wait for every peer). */
+symmem_status symmem_put_signal_on_stream(symmem_buffer* buffer, int peer, int channel,
+                                          void* stream, int timeout_ms);
+symmem_status symmem_wait_signal_on_stream(symmem_buffer* buffer, int peer, int channel,
+                                           void* stream, int timeout_ms);
+symmem_status symmem_barrier_on_stream(symmem_buffer* buffer, int channel, void* stream,
+                                       int timeout_ms);
+
+/* Fills `count` uint32 words at byte offset `offset_bytes` (a multiple of 4) of rank r's data
+ * (r = SYMMEM_RANK_SELF or, after import, any rank) with `value`. */
+symmem_status symmem_memset32(symmem_buffer* buffer, int r, uint64_t offset_bytes, uint32_t value,
+                              uint64_t count, void* stream);
+/* One 32-bit write of `value` at byte offset `offset_bytes` (a multiple of 4) of rank r's data,
+ * ordered on the stream (cuStreamWriteValue32 on cuda). */
+symmem_status symmem_stream_write_value32(symmem_buffer* buffer, int r, uint64_t offset_bytes,
+                                          uint32_t value, void* stream);
+
+/* Waits for `stream`, then reports any device-side timeout recorded for this buffer (and clears
+ * the record). On the host backend: SYMMEM_OK. */
+symmem_status symmem_stream_synchronize(symmem_buffer* buffer, void* stream);
+/* Reports (and clears) a device-side error recorded for this buffer by work that has completed,
+ * without waiting. SYMMEM_OK if none. */
+symmem_status symmem_cuda_check(symmem_buffer* buffer);
+
+/* All-reduce of `count` elements at offset 0 of every rank's symmetric buffer.
+ * out: NULL = in place (the result replaces the input in the symmetric buffer), else local memory
+ * of count elements that must not overlap the symmetric buffer (device memory for cuda).
+ * ONE_SHOT in place: cuda only up to symmem_one_shot_in_place_max_bytes(); TWO_SHOT out of place
+ * uses the symmetric buffer as scratch (its contents are unspecified afterwards).
+ * Results are identical on every rank (peers are reduced in rank order). Collective. */
+symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_dtype dtype,
+                                symmem_reduce_op op, uint64_t count, void* out, void* stream,
+                                int timeout_ms);
+/* All-gather: rank r contributes `count` elements at offset 0 of its symmetric buffer; `out`
+ * (world * count elements, local memory) receives rank p's at [p*count, (p+1)*count).
+ * out NULL = in place: rank r's contribution must already be at [r*count, (r+1)*count) of its
+ * own symmetric buffer, and every rank's buffer ends up holding all of them. */
+symmem_status symmem_all_gather(symmem_buffer* buffer, symmem_dtype dtype, uint64_t count,
+                                void* out, void* stream, int timeout_ms);
+/* Reduce-scatter: every rank's symmetric buffer holds world * count elements; rank r gets the
+ * reduction of block r ([r*count, (r+1)*count)) over all ranks, in `out` (count elements, local)
+ * or, with out NULL, in place at [r*count, (r+1)*count) of its own symmetric buffer. */
+symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
+                                    symmem_reduce_op op, uint64_t count, void* out, void* stream,
+                                    int timeout_ms);
+/* The algorithm AUTO would run for this all-reduce on this buffer (a concrete ONE_SHOT/TWO_SHOT). */
+symmem_status symmem_all_reduce_auto_algo(symmem_buffer* buffer, symmem_dtype dtype,
+                                          uint64_t count, int in_place, symmem_algo* out_algo);
+/* Largest input (bytes) that ONE_SHOT can reduce in place on this buffer (0 = never). */
+uint64_t symmem_one_shot_in_place_max_bytes(symmem_buffer* buffer);
+
+/* Rank r's GPU UUID (16 bytes) as exchanged at import (r = SYMMEM_RANK_SELF before import).
+ * SYMMEM_ERR_UNSUPPORTED on the host backend. Two ranks on one GPU are refused at import unless
+ * SYMMEM_ALLOW_OVERLAPPING_DEVICES=1. */
+symmem_status symmem_buffer_device_uuid(symmem_buffer* buffer, int r, uint8_t out_uuid[16]);
+
+/* ---- topology of the local GPUs ------------------------------------------------------------ */
+#define SYMMEM_TOPOLOGY_MAX_DEVICES 16
+typedef enum symmem_multicast_state {
+  SYMMEM_MULTICAST_UNSUPPORTED = 0, /* the device or driver cannot */
+  SYMMEM_MULTICAST_SUPPORTED = 1,   /* CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED; never used here */
+  SYMMEM_MULTICAST_DISABLED = 2     /* SYMMEM_DISABLE_MULTICAST / TORCH_SYMM_MEM_DISABLE_MULTICAST */
+} symmem_multicast_state;
+typedef struct symmem_topology {
+  int device_count; /* devices described (at most SYMMEM_TOPOLOGY_MAX_DEVICES); 0 without CUDA */
+  /* [i][j], i != j: cudaDeviceCanAccessPeer / cudaDevP2PAttrPerformanceRank /
+   * cudaDevP2PAttrNativeAtomicSupported (the diagonal is 0). */
+  int can_access_peer[SYMMEM_TOPOLOGY_MAX_DEVICES][SYMMEM_TOPOLOGY_MAX_DEVICES];
+  int performance_rank[SYMMEM_TOPOLOGY_MAX_DEVICES][SYMMEM_TOPOLOGY_MAX_DEVICES];
+  int native_atomics[SYMMEM_TOPOLOGY_MAX_DEVICES][SYMMEM_TOPOLOGY_MAX_DEVICES];
+  int multicast[SYMMEM_TOPOLOGY_MAX_DEVICES]; /* symmem_multicast_state per device */
+  int vmm_supported[SYMMEM_TOPOLOGY_MAX_DEVICES]; /* CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */
+  uint8_t uuid[SYMMEM_TOPOLOGY_MAX_DEVICES][16];
+  char name[SYMMEM_TOPOLOGY_MAX_DEVICES][64];
+} symmem_topology;
+/* Fills *out (zeroed first). No CUDA (driver, device or build): device_count 0 and SYMMEM_OK. */
+symmem_status symmem_cuda_topology(symmem_topology* out);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,39 @@ struct symmem_buffer {
   // Imported; count * 4 <= size(); out does not overlap; float32 sum.
   virtual symmem_status all_reduce_sum_f32(uint64_t count, float* out, int channel,
                                            int timeout_ms) = 0;
+
+  // ---- ABI additions (issue 3). The C entry points (api_coll.cpp) check every argument: dtype,
+  // op and algo are valid enum values, sizes fit, out does not overlap; algo is never AUTO here.
+  // The defaults say the backend cannot.
+  virtual symmem_status put_signal_on_stream(int peer, int channel, void*, int timeout_ms) {
+    return put_signal(peer, channel, timeout_ms);
+  }
+  virtual symmem_status wait_signal_on_stream(int peer, int channel, void*, int timeout_ms) {
+    return wait_signal(peer, channel, timeout_ms);
+  }
+  virtual symmem_status barrier_on_stream(int channel, void*, int timeout_ms) {
+    return barrier(channel, timeout_ms);
+  }
+  // r resolved (own rank or a mapped peer); offset/count in range and 4-byte aligned.
+  virtual symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
+                                 void* stream);
+  virtual symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream);
+  virtual symmem_status synchronize(void*) { return SYMMEM_OK; }
+  virtual symmem_status check() { return SYMMEM_OK; }
+  // algo ONE_SHOT or TWO_SHOT; out NULL = in place.
+  virtual symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out,
+                                   void* stream, int timeout_ms);
+  virtual symmem_status all_gather(int dtype, uint64_t count, void* out, void* stream,
+                                   int timeout_ms);
+  virtual symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* stream,
+                                       int timeout_ms);
+  // What AUTO means on this buffer (imported); bytes = count * dtype size.
+  virtual int auto_algo(int /*dtype*/, uint64_t /*bytes*/, bool /*in_place*/) {
+    return SYMMEM_ALGO_ONE_SHOT;
+  }
+  virtual uint64_t one_shot_in_place_max_bytes() { return 0; }
+  // Rank r's GPU UUID (r resolved as for ptr).
+  virtual symmem_status device_uuid(int r, uint8_t out[16]);
 };
 
 struct symmem_backend {
@@ -48,5 +81,6 @@ symmem_status open_host_backend(symmem_backend** out);
 // src/cuda when built with nvcc, else core/cuda_stub.cpp.
 symmem_status open_cuda_backend(int device, symmem_backend** out);
 symmem_status cuda_device_count(int* out);
+symmem_status cuda_topology(symmem_topology* out);
 
 }  // namespace symmem

@@ -16,4 +16,6 @@ symmem_status cuda_device_count(int* out) {
   return SYMMEM_OK;
 }
 
+symmem_status cuda_topology(symmem_topology*) { return SYMMEM_OK; }  // device_count stays 0
+
 }  // namespace symmem

@@ -30,6 +30,20 @@ class HostBuffer final : public symmem_buffer {
   symmem_status all_reduce_sum_f32(uint64_t count, float* out, int channel,
                                    int timeout_ms) override;
 
+  // ABI-1 additions, on the CPU: float32 only; `stream` is ignored; every call is synchronous.
+  // The collectives synchronise on an internal channel (kCollectiveChannel) past the public ones.
+  static constexpr int kCollectiveChannel = SYMMEM_SIGNAL_CHANNELS;
+  symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
+                         void* stream) override;
+  symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;
+  symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out, void* stream,
+                           int timeout_ms) override;
+  symmem_status all_gather(int dtype, uint64_t count, void* out, void* stream,
+                           int timeout_ms) override;
+  symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* stream,
+                               int timeout_ms) override;
+  uint64_t one_shot_in_place_max_bytes() override { return requested_; }
+
  private:
   HostBuffer() = default;
   void* base(int r) const { return r == SYMMEM_RANK_SELF ? local_ : maps_[r]; }

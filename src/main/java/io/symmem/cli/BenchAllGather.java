@@ -25,6 +25,7 @@ final class BenchAllGather {
     private final int valueBytes;
     private final Duration timeout;
     private final List<StoreExchange> exchanges = new ArrayList<>();
+    private final java.util.concurrent.ExecutorService rankThreads;
 
     BenchAllGather(BenchClients clients, int ranks, String group, int valueBytes, Duration timeout) {
         this.clients = clients;
@@ -34,6 +35,16 @@ final class BenchAllGather {
         for (int r = 0; r < ranks; r++) {
             exchanges.add(new StoreExchange(clients.get(r), group, r, ranks));
         }
+        this.rankThreads = java.util.concurrent.Executors.newFixedThreadPool(ranks, task -> {
+            Thread t = new Thread(task, "bench-rank");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Ends the rank threads. */
+    void shutdown() {
+        rankThreads.shutdownNow();
     }
 
     /**
@@ -50,7 +61,11 @@ final class BenchAllGather {
         }
         long start = System.nanoTime();
         for (int r = 0; r < ranks; r++) {
-            CompletableFuture<List<byte[]>> f = exchanges.get(r).allGather(mine[r], timeout).subscribeAsCompletionStage();
+            StoreExchange exchange = exchanges.get(r);
+            byte[] value = mine[r];
+            // Each rank on its own thread, as real ranks are: a blocking client waits on the caller's thread.
+            CompletableFuture<List<byte[]>> f = CompletableFuture.supplyAsync(
+                    () -> exchange.allGather(value, timeout).await().atMost(timeout.plusSeconds(5)), rankThreads);
             all.add(f);
             timed.add(f.whenComplete((values, e) -> lastDone.accumulateAndGet(System.nanoTime(), Math::max)));
         }

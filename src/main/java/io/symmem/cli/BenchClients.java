@@ -1,5 +1,7 @@
 package io.symmem.cli;
 
+import io.symmem.store.BlockingStoreClient;
+import io.symmem.store.Store;
 import io.symmem.store.TcpStoreClient;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -14,10 +16,10 @@ final class BenchClients implements AutoCloseable {
     /** Connections opened at once: keeps the server's accept backlog from overflowing. */
     private static final int CONNECTS_IN_FLIGHT = 64;
 
-    private final List<TcpStoreClient> clients;
+    private final List<Store> clients;
     private final long connectNanos;
 
-    private BenchClients(List<TcpStoreClient> clients, long connectNanos) {
+    private BenchClients(List<Store> clients, long connectNanos) {
         this.clients = clients;
         this.connectNanos = connectNanos;
     }
@@ -41,7 +43,7 @@ final class BenchClients implements AutoCloseable {
                 f.whenComplete((c, e) -> slots.release());
                 pending.add(f);
             }
-            List<TcpStoreClient> connected = new ArrayList<>(n);
+            List<Store> connected = new ArrayList<>(n);
             for (CompletableFuture<TcpStoreClient> f : pending) {
                 connected.add(f.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS));
             }
@@ -58,7 +60,27 @@ final class BenchClients implements AutoCloseable {
         }
     }
 
-    TcpStoreClient get(int i) {
+    /**
+     * Opens {@code n} blocking clients ({@link BlockingStoreClient}: each call runs on the caller's
+     * thread, no event-loop hand-off), one after the other: a loopback connect takes microseconds.
+     */
+    static BenchClients connectBlocking(String host, int port, int n, Duration deadline, TcpStoreClient.Options options) {
+        long start = System.nanoTime();
+        long end = start + deadline.toNanos();
+        List<Store> connected = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                Duration left = Duration.ofNanos(Math.max(1_000_000, end - System.nanoTime()));
+                connected.add(BlockingStoreClient.connect(host, port, left, options));
+            }
+            return new BenchClients(connected, System.nanoTime() - start);
+        } catch (RuntimeException e) {
+            connected.forEach(Store::close);
+            throw new IllegalStateException("could not connect " + n + " clients to " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    Store get(int i) {
         return clients.get(i);
     }
 
@@ -72,6 +94,6 @@ final class BenchClients implements AutoCloseable {
 
     @Override
     public void close() {
-        clients.forEach(TcpStoreClient::close);
+        clients.forEach(Store::close);
     }
 }

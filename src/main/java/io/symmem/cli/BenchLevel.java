@@ -1,5 +1,7 @@
 package io.symmem.cli;
 
+import io.symmem.store.Store;
+
 import io.symmem.store.StoreTimeoutException;
 import io.symmem.store.TcpStoreClient;
 import java.time.Duration;
@@ -98,7 +100,7 @@ final class BenchLevel {
     /** Keys written but not read in the timed phase (deadline): checked with CHECK, missing ones are lost. */
     private long verifyUnread(boolean[][] written, int[] read) {
         long missing = 0;
-        TcpStoreClient probe = clients.get(0);
+        Store probe = clients.get(0);
         List<String> batch = new ArrayList<>();
         for (int c = 0; c < n; c++) {
             for (int i = read[c]; i < opsPerClient; i++) {

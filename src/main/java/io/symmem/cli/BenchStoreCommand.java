@@ -75,11 +75,23 @@ public class BenchStoreCommand implements Callable<Integer> {
                     + "Default: on for the in-process server, off with --host (a PyTorch server would mix up answers).")
     Boolean pipeline;
 
+    @Option(names = "--client", defaultValue = "blocking",
+            description = "blocking: BlockingStoreClient, each call on the caller's thread (what a rank's blocking code uses); "
+                    + "async: TcpStoreClient on the Vert.x event loop (default ${DEFAULT-VALUE}).")
+    String clientKind;
+
     @Option(names = "--label", description = "Name of the measured server in the output (default: symmem, or host:port).")
     String label;
 
     @Option(names = "--json", description = "Also write the figures to this file.")
     Path json;
+
+    private BenchClients connectClients(String host, int port, int n, TcpStoreClient.Options options) {
+        Duration deadline = Duration.ofSeconds(120);
+        return clientKind.equals("blocking")
+                ? BenchClients.connectBlocking(host, port, n, deadline, options)
+                : BenchClients.connect(vertx, host, port, n, deadline, options);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -115,7 +127,13 @@ public class BenchStoreCommand implements Callable<Integer> {
                 name, where, valueBytes, ops, Runtime.getRuntime().availableProcessors(), BenchFdLimit.read().describe());
         boolean pipelined = pipeline != null ? pipeline : !external;
         report.meta("pipelined_waits", pipelined);
-        System.out.printf("client mode: %s%n", pipelined ? "WAIT+GET pipelined (symmem server)" : "TCPStore-compatible (no pipelining)");
+        if (!clientKind.equals("blocking") && !clientKind.equals("async")) {
+            System.err.println("symmem bench store: --client must be blocking or async, got '" + clientKind + "'");
+            return SymmemMain.EXIT_CONFIG;
+        }
+        report.meta("client", clientKind);
+        System.out.printf("client mode: %s, %s%n", clientKind,
+                pipelined ? "WAIT+GET pipelined (symmem server)" : "TCPStore-compatible (no pipelining)");
         TcpStoreClient.Options clientOptions = TcpStoreClient.Options.defaults().withPipelineWaits(pipelined);
         String[] hostPort = where.split(":");
         String runId = "bench/" + Long.toHexString(System.currentTimeMillis());
@@ -124,8 +142,7 @@ public class BenchStoreCommand implements Callable<Integer> {
         long keysWritten = 0;
         try (TcpStoreClient control = TcpStoreClient.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
                      Duration.ofSeconds(30), clientOptions).await().atMost(Duration.ofSeconds(31));
-             BenchClients clients = BenchClients.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
-                     clientsNeeded, Duration.ofSeconds(120), clientOptions)) {
+             BenchClients clients = connectClients(hostPort[0], Integer.parseInt(hostPort[1]), clientsNeeded, clientOptions)) {
             System.out.printf(Locale.ROOT, "connected %d clients in %.0f ms%n", clients.size(), clients.connectMillis());
             report.meta("connect_ms", Math.round(clients.connectMillis()));
             Long keysBefore = numKeys(control, report);
@@ -153,13 +170,17 @@ public class BenchStoreCommand implements Callable<Integer> {
             if (ranks > 0) {
                 BenchAllGather gather = new BenchAllGather(clients, ranks, "bench" + Long.toHexString(System.nanoTime()),
                         valueBytes, Duration.ofSeconds(allGatherTimeoutSeconds));
-                for (int round = 0; round < rounds; round++) {
-                    if (System.nanoTime() - deadline > 0) {
-                        report.error("deadline of " + deadlineSeconds + " s passed: all_gather round " + round + " not run");
-                        break;
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        if (System.nanoTime() - deadline > 0) {
+                            report.error("deadline of " + deadlineSeconds + " s passed: all_gather round " + round + " not run");
+                            break;
+                        }
+                        report.allGather(gather.run(round), valueBytes);
+                        keysWritten += ranks;
                     }
-                    report.allGather(gather.run(round), valueBytes);
-                    keysWritten += ranks;
+                } finally {
+                    gather.shutdown();
                 }
             }
             Long keysAfter = numKeys(control, report);

@@ -18,6 +18,11 @@ interface ResponseDecoder<T> {
         return in -> in.has(8) ? in.readLongLE() : null;
     }
 
+    /** WAIT and CANCEL_WAIT: one status byte. */
+    static ResponseDecoder<Integer> uint8() {
+        return in -> in.has(1) ? in.readUnsignedByte() : null;
+    }
+
     /** PING: the uint32 nonce. */
     static ResponseDecoder<Integer> uint32() {
         return in -> in.has(4) ? in.readIntLE() : null;

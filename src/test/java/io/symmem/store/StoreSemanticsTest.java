@@ -30,7 +30,7 @@ class StoreSemanticsTest {
 
     private static Vertx vertx;
     private StoreServer server;
-    private Store store;
+    private final java.util.List<Store> opened = new java.util.ArrayList<>();
     private StoreEventBusService service;
 
     @BeforeAll
@@ -53,9 +53,7 @@ class StoreSemanticsTest {
         if (service != null) {
             service.close();
         }
-        if (store != null) {
-            store.close();
-        }
+        opened.forEach(Store::close);
         server.close();
     }
 
@@ -63,6 +61,10 @@ class StoreSemanticsTest {
         return Stream.of(
                 Arguments.of("tcp", (Function<StoreSemanticsTest, Store>) t -> connect(vertx, t.server.port())),
                 Arguments.of("tcp-pipelined", (Function<StoreSemanticsTest, Store>) t -> connectPipelined(vertx, t.server.port())),
+                Arguments.of("blocking", (Function<StoreSemanticsTest, Store>) t -> BlockingStoreClient.connect(
+                        "127.0.0.1", t.server.port(), Duration.ofSeconds(10), TcpStoreClient.Options.defaults())),
+                Arguments.of("blocking-pipelined", (Function<StoreSemanticsTest, Store>) t -> BlockingStoreClient.connect(
+                        "127.0.0.1", t.server.port(), Duration.ofSeconds(10), TcpStoreClient.Options.forSymmemServer())),
                 Arguments.of("local", (Function<StoreSemanticsTest, Store>) t -> t.server.localStore()),
                 Arguments.of("event-bus", (Function<StoreSemanticsTest, Store>) t -> {
                     String address = "symmem.store.test." + System.nanoTime();
@@ -74,7 +76,8 @@ class StoreSemanticsTest {
     }
 
     private Store open(Function<StoreSemanticsTest, Store> factory) {
-        store = factory.apply(this);
+        Store store = factory.apply(this);
+        opened.add(store);
         return store;
     }
 
@@ -114,8 +117,10 @@ class StoreSemanticsTest {
     @MethodSource("stores")
     void appendCreatesThenExtendsAndWakesWaiters(String name, Function<StoreSemanticsTest, Store> factory) {
         Store s = open(factory);
-        CompletableFuture<byte[]> waiting = s.get("log", AWAIT).subscribeAsCompletionStage();
-        s.append("log", bytes("ab")).await().atMost(AWAIT);
+        Store writer = open(factory);
+        // The waiter runs on its own thread: a blocking client waits on the caller's thread.
+        CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> s.get("log", AWAIT).await().atMost(AWAIT));
+        writer.append("log", bytes("ab")).await().atMost(AWAIT);
         assertThat(text(waiting.join())).isEqualTo("ab");
         s.append("log", bytes("cd")).await().atMost(AWAIT);
         assertThat(text(s.get("log", AWAIT).await().atMost(AWAIT))).isEqualTo("abcd");
@@ -165,9 +170,10 @@ class StoreSemanticsTest {
         assertThat(s.queueLength("jobs").await().atMost(AWAIT)).isEqualTo(2);
         assertThat(text(s.queuePop("jobs", AWAIT).await().atMost(AWAIT))).isEqualTo("first");
         assertThat(text(s.queuePop("jobs", AWAIT).await().atMost(AWAIT))).isEqualTo("second");
-        CompletableFuture<byte[]> blocked = s.queuePop("jobs", AWAIT).subscribeAsCompletionStage();
+        Store writer = open(factory);
+        CompletableFuture<byte[]> blocked = CompletableFuture.supplyAsync(() -> s.queuePop("jobs", AWAIT).await().atMost(AWAIT));
         assertThat(blocked).isNotDone();
-        s.queuePush("jobs", bytes("third")).await().atMost(AWAIT);
+        writer.queuePush("jobs", bytes("third")).await().atMost(AWAIT);
         assertThat(text(blocked.join())).isEqualTo("third");
         assertThat(s.queueLength("jobs").await().atMost(AWAIT)).isZero();
     }

@@ -1,0 +1,561 @@
+// Device code: signals, barriers and the collectives on symmetric buffers.
+//
+// Memory ordering: every signal is a store with release semantics at system scope
+// (st.release.sys) and every wait a load with acquire semantics at system scope (ld.acquire.sys),
+// done by one thread per peer between two __syncthreads, so the whole block's earlier accesses are
+// ordered before the signal and its later accesses after the wait (cumulativity through bar.sync).
+// Peers' data are read with ld.global.cg (L2, never a stale L1 line).
+//
+// Timeouts: a waiting thread reads %globaltimer every 64 polls; past the deadline it takes the
+// buffer's claim word (atomicCAS, first timeout wins), writes the error record in host-mapped
+// memory (status last, with a system fence) and the block leaves. Waits also give up once the
+// claim word is taken, so one timeout ends the whole kernel quickly.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "cuda/kernels.h"
+
+namespace symmem::cuda {
+namespace {
+
+// ---- primitives ---------------------------------------------------------------------------------
+__device__ __forceinline__ uint64_t globaltimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ void st_relaxed_sys(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// The deadline of one wait. Returns true when it has passed or another wait already failed.
+struct Waiter {
+  uint64_t start = 0;
+  uint32_t polls = 0;
+  __device__ __forceinline__ bool give_up(uint64_t timeout_ns, const uint32_t* claim,
+                                          bool* timed_out) {
+    if ((++polls & 63u) != 0) return false;
+    const uint64_t now = globaltimer();
+    if (start == 0) start = now;
+    if (now - start > timeout_ns) {
+      *timed_out = true;
+      return true;
+    }
+    return *reinterpret_cast<const volatile uint32_t*>(claim) != 0;
+  }
+};
+
+__device__ void record(uint32_t* claim, ErrorRecord* err, uint32_t op, int channel, int peer,
+                       int nbarriers, uint32_t timeout_ms) {
+  if (atomicCAS(claim, 0u, 1u) != 0u) return;
+  err->op = op;
+  err->channel = channel;
+  err->peer = peer;
+  err->nbarriers = nbarriers;
+  err->timeout_ms = timeout_ms;
+  __threadfence_system();
+  err->status = 1;
+  __threadfence_system();
+}
+
+__device__ __forceinline__ uint32_t* slot(uint32_t* pad, int channel, int rank) {
+  return pad + channel * SYMMEM_MAX_WORLD + rank;
+}
+
+// put: wait for the slot on peer's pad to be 0 (the previous signal consumed), then set 1 with
+// release. wait: wait for 1 on the own pad with acquire, then clear it. Only the sender turns 0
+// into 1 and only the receiver 1 into 0, so plain acquire loads and release stores suffice.
+__device__ bool dev_put(const SigArgs& a, int peer) {
+  uint32_t* s = slot(a.pads[peer], a.channel, a.rank);
+  Waiter w;
+  bool timed_out = false;
+  while (ld_acquire_sys(s) != 0u)
+    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
+      if (timed_out) record(a.claim, a.err, kOpPutSignal, a.channel, peer, 0, a.timeout_ms);
+      return false;
+    }
+  st_release_sys(s, 1u);
+  return true;
+}
+
+__device__ bool dev_wait(const SigArgs& a, int peer, uint32_t op) {
+  uint32_t* s = slot(a.pads[a.rank], a.channel, peer);
+  Waiter w;
+  bool timed_out = false;
+  while (ld_acquire_sys(s) != 1u)
+    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
+      if (timed_out) record(a.claim, a.err, op, a.channel, peer, 0, a.timeout_ms);
+      return false;
+    }
+  st_relaxed_sys(s, 0u);
+  return true;
+}
+
+__global__ void put_signal_kernel(SigArgs a) {
+  if (threadIdx.x == 0) dev_put(a, a.peer);
+}
+__global__ void wait_signal_kernel(SigArgs a) {
+  if (threadIdx.x == 0) dev_wait(a, a.peer, kOpWaitSignal);
+}
+// Barrier on a channel: an epoch barrier on its own flag array (kBarFlagsOff), not the public 0/1
+// slots: thread t stores the call's epoch into peer t's flag [channel][rank] (release), then waits
+// until its own flag [channel][t] has reached it (acquire). No round trip to the peer, and a peer
+// already at a later barrier satisfies the wait too. Epochs are counted by the host per channel.
+__global__ void barrier_kernel(SigArgs a) {
+  const int t = threadIdx.x;
+  if (t >= a.world || t == a.rank) return;
+  constexpr uint64_t kOff = kBarFlagsOff / 4;
+  st_release_sys(a.pads[t] + kOff + a.channel * SYMMEM_MAX_WORLD + a.rank, a.epoch);
+  const uint32_t* mine = a.pads[a.rank] + kOff + a.channel * SYMMEM_MAX_WORLD + t;
+  Waiter w;
+  bool timed_out = false;
+  while (static_cast<int32_t>(ld_acquire_sys(mine) - a.epoch) < 0)
+    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
+      if (timed_out) record(a.claim, a.err, kOpBarrier, a.channel, t, 0, a.timeout_ms);
+      return;
+    }
+}
+
+__global__ void memset32_kernel(uint32_t* p, uint32_t v, uint64_t n) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x)
+    p[i] = v;
+}
+
+// ---- collective barrier: per-block epochs -------------------------------------------------------
+// Block b of rank r announces epoch e to every peer p by storing e (release) into p's flag
+// [b][r], then waits until its own flag [b][p] has reached e (acquire). The host counts epochs per
+// buffer (every call advances them by 3, the most barriers a kernel has), and every rank makes the
+// same calls, so all agree. Epochs only grow, so a peer that is already one collective ahead has
+// stored a later epoch, which also satisfies the wait: back-to-back launches need no reset, and a
+// block index that a smaller launch left out simply catches up. Every rank launches the same grid
+// for the same call.
+__device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int index, int total) {
+  __syncthreads();
+  bool ok = true;
+  const int t = threadIdx.x;
+  if (t < a.world && t != a.rank) {
+    st_release_sys(a.flags[t] + blockIdx.x * kMaxCollWorld + a.rank, e);
+    const uint32_t* mine = a.flags[a.rank] + blockIdx.x * kMaxCollWorld + t;
+    Waiter w;
+    bool timed_out = false;
+    while (static_cast<int32_t>(ld_acquire_sys(mine) - e) < 0)
+      if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
+        if (timed_out) record(a.claim, a.err, a.op, index, t, total, a.timeout_ms);
+        ok = false;
+        break;
+      }
+  }
+  return __syncthreads_and(ok) != 0;
+}
+
+// ---- element types and vectors ------------------------------------------------------------------
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+template <class T>
+__device__ __forceinline__ T from_f(float x);
+template <>
+__device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+template <>
+__device__ __forceinline__ __half from_f<__half>(float x) { return __float2half(x); }
+
+// N elements of T moved as one access of N * sizeof(T) bytes (16 for the vector path).
+template <class T, int N>
+struct alignas(N * sizeof(T)) Pack {
+  T v[N];
+};
+template <class T, int N>
+__device__ __forceinline__ Pack<T, N> load_cg(const T* p) {
+  Pack<T, N> r;
+  if constexpr (sizeof(Pack<T, N>) == 16) {
+    uint4 u = __ldcg(reinterpret_cast<const uint4*>(p));
+    memcpy(&r, &u, 16);
+  } else if constexpr (sizeof(Pack<T, N>) == 4) {
+    unsigned u = __ldcg(reinterpret_cast<const unsigned*>(p));
+    memcpy(&r, &u, 4);
+  } else {
+    static_assert(sizeof(Pack<T, N>) == 2, "2, 4 or 16 bytes");
+    unsigned short u = __ldcg(reinterpret_cast<const unsigned short*>(p));
+    memcpy(&r, &u, 2);
+  }
+  return r;
+}
+template <class T, int N>
+__device__ __forceinline__ void store(T* p, const Pack<T, N>& v) {
+  *reinterpret_cast<Pack<T, N>*>(p) = v;
+}
+
+template <int OP>
+__device__ __forceinline__ float combine(float acc, float x) {
+  if constexpr (OP == SYMMEM_MAX) return fmaxf(acc, x);
+  else if constexpr (OP == SYMMEM_MIN) return fminf(acc, x);
+  else return acc + x;
+}
+
+// Reduces N elements at element offset `off` of every rank's data, in rank order (every rank gets
+// the same bits). All loads are issued before the first add.
+template <class T, int N, int OP>
+__device__ __forceinline__ Pack<T, N> reduce_at(const CollArgs& a, uint64_t off) {
+  Pack<T, N> in[kMaxCollWorld];
+#pragma unroll
+  for (int r = 0; r < kMaxCollWorld; ++r)
+    if (r < a.world) in[r] = load_cg<T, N>(reinterpret_cast<const T*>(a.data[r]) + off);
+  float acc[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] = to_f(in[0].v[i]);
+#pragma unroll
+  for (int r = 1; r < kMaxCollWorld; ++r)
+    if (r < a.world) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) acc[i] = combine<OP>(acc[i], to_f(in[r].v[i]));
+    }
+  Pack<T, N> out;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    float v = acc[i];
+    if constexpr (OP == SYMMEM_AVG) v = v / static_cast<float>(a.world);
+    out.v[i] = from_f<T>(v);
+  }
+  return out;
+}
+
+
+__device__ __forceinline__ uint64_t gtid() { return blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; }
+__device__ __forceinline__ uint64_t gsize() { return uint64_t(gridDim.x) * blockDim.x; }
+
+// ---- one-shot all-reduce ----------------------------------------------------------------------
+// Barrier (inputs ready) -> each rank reduces everything from every peer -> barrier (peers done
+// reading). In place, each thread keeps its results in registers (KREG vectors) until after the
+// second barrier, then overwrites its own input.
+constexpr int KREG = 4;
+
+template <class T, int N, int OP, bool IN_PLACE>
+__global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t count, T* out) {
+  const uint32_t e = a.epoch;
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  const uint64_t nfull = count / N, items = (count + N - 1) / N;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  if constexpr (!IN_PLACE) {
+    for (uint64_t i = gtid(); i < items; i += gsize()) {
+      if (i < nfull) {
+        store<T, N>(out + i * N, reduce_at<T, N, OP>(a, i * N));
+      } else {
+        for (uint64_t j = i * N; j < count; ++j) out[j] = reduce_at<T, 1, OP>(a, j).v[0];
+      }
+    }
+    if (!coll_barrier(a, e + 2, 2, 2)) return;
+  } else {
+    Pack<T, N> res[KREG];
+#pragma unroll
+    for (int k = 0; k < KREG; ++k) {
+      const uint64_t i = gtid() + k * gsize();
+      if (i < nfull) res[k] = reduce_at<T, N, OP>(a, i * N);
+      else if (i < items) {
+#pragma unroll
+        for (int q = 0; q < N; ++q)  // constant indices: res stays in registers
+          if (i * N + q < count) res[k].v[q] = reduce_at<T, 1, OP>(a, i * N + q).v[0];
+      }
+    }
+    if (!coll_barrier(a, e + 2, 2, 2)) return;
+#pragma unroll
+    for (int k = 0; k < KREG; ++k) {
+      const uint64_t i = gtid() + k * gsize();
+      if (i < nfull) store<T, N>(own + i * N, res[k]);
+      else if (i < items) {
+#pragma unroll
+        for (int q = 0; q < N; ++q)
+          if (i * N + q < count) own[i * N + q] = res[k].v[q];
+      }
+    }
+  }
+}
+
+// ---- two-shot all-reduce ----------------------------------------------------------------------
+// Items (vectors) are split into world slices; rank r reduces slice r from every peer.
+// In place: the reduced slice is pushed into every rank's buffer; barrier; done (2 barriers).
+// Out of place: the reduced slice goes to out and to the own buffer; barrier; every rank gathers
+// the other slices from their owners into out; barrier (peers done reading) (3 barriers).
+template <class T, int N, int OP, bool IN_PLACE>
+__global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t count, T* out) {
+  const uint32_t e = a.epoch;
+  constexpr int kBarriers = IN_PLACE ? 2 : 3;
+  if (!coll_barrier(a, e + 1, 1, kBarriers)) return;
+  const uint64_t nfull = count / N, items = (count + N - 1) / N;
+  const uint64_t per = (items + a.world - 1) / a.world;
+  const uint64_t lo = per * a.rank, hi = min(items, lo + per);
+  for (uint64_t i = lo + gtid(); i < hi; i += gsize()) {
+    if (i < nfull) {
+      const Pack<T, N> v = reduce_at<T, N, OP>(a, i * N);
+      if constexpr (IN_PLACE) {
+#pragma unroll
+        for (int r = 0; r < kMaxCollWorld; ++r)
+          if (r < a.world) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
+      } else {
+        store<T, N>(out + i * N, v);
+        store<T, N>(reinterpret_cast<T*>(a.data[a.rank]) + i * N, v);
+      }
+    } else {
+      for (uint64_t j = i * N; j < count; ++j) {
+        const T v = reduce_at<T, 1, OP>(a, j).v[0];
+        if constexpr (IN_PLACE) {
+          for (int r = 0; r < a.world; ++r) reinterpret_cast<T*>(a.data[r])[j] = v;
+        } else {
+          out[j] = v;
+          reinterpret_cast<T*>(a.data[a.rank])[j] = v;
+        }
+      }
+    }
+  }
+  if (!coll_barrier(a, e + 2, 2, kBarriers)) return;
+  if constexpr (!IN_PLACE) {
+    // Gather every other slice from its owner; visit owners starting after the own rank so the
+    // ranks spread their reads over the links.
+    for (int k = 1; k < a.world; ++k) {
+      const int p = (a.rank + k) % a.world;
+      const uint64_t plo = per * p, phi = min(items, plo + per);
+      const T* src = reinterpret_cast<const T*>(a.data[p]);
+      for (uint64_t i = plo + gtid(); i < phi; i += gsize()) {
+        if (i < nfull) store<T, N>(out + i * N, load_cg<T, N>(src + i * N));
+        else
+          for (uint64_t j = i * N; j < count; ++j) out[j] = load_cg<T, 1>(src + j).v[0];
+      }
+    }
+    if (!coll_barrier(a, e + 3, 3, kBarriers)) return;
+  }
+}
+
+// ---- all-gather ---------------------------------------------------------------------------------
+// Out of place: out[p*count + j] = rank p's data[j]; barrier before (inputs) and after (reads).
+// In place: rank r pushes its block [r*count, (r+1)*count) into every peer's buffer.
+// Units of N elements when every block is 16-byte aligned, else single elements.
+template <class T, int N, bool IN_PLACE>
+__global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t count, T* out) {
+  const uint32_t e = a.epoch;
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  const uint64_t items = count / N;  // the launcher guarantees count % N == 0
+  for (int k = 0; k < a.world; ++k) {
+    const int p = (a.rank + k) % a.world;
+    if constexpr (IN_PLACE) {
+      if (p == a.rank) continue;
+      const T* src = reinterpret_cast<const T*>(a.data[a.rank]) + a.rank * count;
+      T* dst = reinterpret_cast<T*>(a.data[p]) + a.rank * count;
+      for (uint64_t i = gtid(); i < items; i += gsize())
+        store<T, N>(dst + i * N, load_cg<T, N>(src + i * N));
+    } else {
+      const T* src = reinterpret_cast<const T*>(a.data[p]);
+      T* dst = out + p * count;
+      for (uint64_t i = gtid(); i < items; i += gsize())
+        store<T, N>(dst + i * N, load_cg<T, N>(src + i * N));
+    }
+  }
+  if (!coll_barrier(a, e + 2, 2, 2)) return;
+}
+
+// ---- reduce-scatter -----------------------------------------------------------------------------
+// Rank r reduces block r ([r*count, (r+1)*count)) over every rank into out (or in place into its
+// own block r, which no peer reads).
+template <class T, int N, int OP>
+__global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_t count, T* out) {
+  const uint32_t e = a.epoch;
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  const uint64_t items = count / N;  // count % N == 0 (launcher)
+  const uint64_t base = a.rank * count;
+  for (uint64_t i = gtid(); i < items; i += gsize())
+    store<T, N>(out + i * N, reduce_at<T, N, OP>(a, base + i * N));
+  if (!coll_barrier(a, e + 2, 2, 2)) return;
+}
+
+// ---- launch helpers -----------------------------------------------------------------------------
+int env_int(const char* name, int dflt, int lo, int hi) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return dflt;
+  int x = std::atoi(v);
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+struct Grid {
+  int blocks, threads;
+};
+// `items` work items, at most `per_thread` each per pass, at most `max_blocks` blocks.
+Grid grid_for(uint64_t items, int max_blocks, int per_thread = 1) {
+  const int threads_max = tuning().threads;
+  uint64_t threads_needed = (items + per_thread - 1) / per_thread;
+  if (threads_needed == 0) threads_needed = 1;
+  int threads = threads_needed < uint64_t(threads_max)
+                    ? static_cast<int>((threads_needed + 31) / 32 * 32)
+                    : threads_max;
+  uint64_t blocks = (threads_needed + threads - 1) / threads;
+  if (blocks > uint64_t(max_blocks)) blocks = max_blocks;
+  return {static_cast<int>(blocks), threads};
+}
+
+template <class T, int N, int OP>
+cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cudaStream_t s) {
+  const uint64_t items = (count + N - 1) / N;
+  const Tuning& tu = tuning();
+  if (algo == SYMMEM_ALGO_ONE_SHOT) {
+    if (out == nullptr) {
+      // One item per thread while the grid allows (a thread's items are reduced one after the
+      // other, each a round trip to the peers); up to KREG each at the largest sizes.
+      Grid g = grid_for(items, tu.one_shot_blocks);
+      one_shot_kernel<T, N, OP, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
+    } else {
+      Grid g = grid_for(items, tu.one_shot_blocks);
+      one_shot_kernel<T, N, OP, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+    }
+  } else {
+    Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
+    if (out == nullptr)
+      two_shot_kernel<T, N, OP, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
+    else
+      two_shot_kernel<T, N, OP, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, void* out,
+                          cudaStream_t s) {
+  constexpr int N = 16 / sizeof(T);
+  T* o = static_cast<T*>(out);
+  // The vector path needs out 16-byte aligned (the symmetric data always are).
+  if (o != nullptr && reinterpret_cast<uintptr_t>(o) % 16 != 0) {
+    switch (op) {
+      case SYMMEM_SUM: return all_reduce_t<T, 1, SYMMEM_SUM>(a, algo, count, o, s);
+      case SYMMEM_AVG: return all_reduce_t<T, 1, SYMMEM_AVG>(a, algo, count, o, s);
+      case SYMMEM_MAX: return all_reduce_t<T, 1, SYMMEM_MAX>(a, algo, count, o, s);
+      default: return all_reduce_t<T, 1, SYMMEM_MIN>(a, algo, count, o, s);
+    }
+  }
+  switch (op) {
+    case SYMMEM_SUM: return all_reduce_t<T, N, SYMMEM_SUM>(a, algo, count, o, s);
+    case SYMMEM_AVG: return all_reduce_t<T, N, SYMMEM_AVG>(a, algo, count, o, s);
+    case SYMMEM_MAX: return all_reduce_t<T, N, SYMMEM_MAX>(a, algo, count, o, s);
+    default: return all_reduce_t<T, N, SYMMEM_MIN>(a, algo, count, o, s);
+  }
+}
+
+template <class T, int N>
+cudaError_t all_gather_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
+  Grid g = grid_for(count / N * (out == nullptr ? 1 : 1), tuning().two_shot_blocks);
+  if (out == nullptr)
+    all_gather_kernel<T, N, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
+  else
+    all_gather_kernel<T, N, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStream_t s) {
+  constexpr int N = 16 / sizeof(T);
+  T* o = static_cast<T*>(out);
+  const bool vec = count % N == 0 && reinterpret_cast<uintptr_t>(o) % 16 == 0;
+  return vec ? all_gather_t<T, N>(a, count, o, s) : all_gather_t<T, 1>(a, count, o, s);
+}
+
+template <class T, int N, int OP>
+cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
+  Grid g = grid_for(count / N, tuning().two_shot_blocks);
+  reduce_scatter_kernel<T, N, OP><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* out,
+                              cudaStream_t s) {
+  constexpr int N = 16 / sizeof(T);
+  // In place: the result goes to the own block.
+  T* o = out != nullptr ? static_cast<T*>(out)
+                        : reinterpret_cast<T*>(a.data[a.rank]) + a.rank * count;
+  const bool vec = count % N == 0 && reinterpret_cast<uintptr_t>(o) % 16 == 0;
+  if (vec) {
+    switch (op) {
+      case SYMMEM_SUM: return reduce_scatter_t<T, N, SYMMEM_SUM>(a, count, o, s);
+      case SYMMEM_AVG: return reduce_scatter_t<T, N, SYMMEM_AVG>(a, count, o, s);
+      case SYMMEM_MAX: return reduce_scatter_t<T, N, SYMMEM_MAX>(a, count, o, s);
+      default: return reduce_scatter_t<T, N, SYMMEM_MIN>(a, count, o, s);
+    }
+  }
+  switch (op) {
+    case SYMMEM_SUM: return reduce_scatter_t<T, 1, SYMMEM_SUM>(a, count, o, s);
+    case SYMMEM_AVG: return reduce_scatter_t<T, 1, SYMMEM_AVG>(a, count, o, s);
+    case SYMMEM_MAX: return reduce_scatter_t<T, 1, SYMMEM_MAX>(a, count, o, s);
+    default: return reduce_scatter_t<T, 1, SYMMEM_MIN>(a, count, o, s);
+  }
+}
+
+}  // namespace
+
+const Tuning& tuning() {
+  static const Tuning t{env_int("SYMMEM_CUDA_THREADS", 512, 64, 512),
+                        env_int("SYMMEM_CUDA_ONE_SHOT_BLOCKS", 132, 1, kMaxBlocks),
+                        env_int("SYMMEM_CUDA_TWO_SHOT_BLOCKS", 132, 1, kMaxBlocks)};
+  return t;
+}
+
+uint64_t one_shot_in_place_max_bytes() {
+  const Tuning& t = tuning();
+  return uint64_t(t.one_shot_blocks) * t.threads * KREG * 16;
+}
+
+cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s) {
+  put_signal_kernel<<<1, 32, 0, s>>>(a);
+  return cudaGetLastError();
+}
+cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s) {
+  wait_signal_kernel<<<1, 32, 0, s>>>(a);
+  return cudaGetLastError();
+}
+cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s) {
+  barrier_kernel<<<1, (a.world + 31) / 32 * 32, 0, s>>>(a);
+  return cudaGetLastError();
+}
+cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStream_t s) {
+  uint64_t blocks = (count + 511) / 512;
+  if (blocks > 1024) blocks = 1024;
+  memset32_kernel<<<static_cast<int>(blocks), 512, 0, s>>>(p, value, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t count, void* out,
+                              cudaStream_t s) {
+  a.op = algo == SYMMEM_ALGO_ONE_SHOT ? kOpAllReduceOneShot : kOpAllReduceTwoShot;
+  switch (dtype) {
+    case SYMMEM_FLOAT32: return all_reduce_dt<float>(a, algo, op, count, out, s);
+    case SYMMEM_BFLOAT16: return all_reduce_dt<__nv_bfloat16>(a, algo, op, count, out, s);
+    default: return all_reduce_dt<__half>(a, algo, op, count, out, s);
+  }
+}
+
+cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s) {
+  a.op = kOpAllGather;
+  // Copies are type-blind: move float32 as float, 16-bit types as __half.
+  if (dtype == SYMMEM_FLOAT32) return all_gather_dt<float>(a, count, out, s);
+  return all_gather_dt<__half>(a, count, out, s);
+}
+
+cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
+                                  cudaStream_t s) {
+  a.op = kOpReduceScatter;
+  switch (dtype) {
+    case SYMMEM_FLOAT32: return reduce_scatter_dt<float>(a, op, count, out, s);
+    case SYMMEM_BFLOAT16: return reduce_scatter_dt<__nv_bfloat16>(a, op, count, out, s);
+    default: return reduce_scatter_dt<__half>(a, op, count, out, s);
+  }
+}
+
+}  // namespace symmem::cuda

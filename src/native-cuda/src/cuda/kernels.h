@@ -1,0 +1,32 @@
+// Launchers of the device code (cuda_kernels.cu). Each returns the launch's cudaError_t.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "cuda/layout.h"
+
+namespace symmem::cuda {
+
+cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s);
+cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s);
+cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s);
+cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStream_t s);
+
+// The number of blocks/threads a collective would use is fixed by (kind, dtype, count, world), so
+// every rank launches the same grid: the per-block barriers rely on it.
+cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t count, void* out,
+                              cudaStream_t s);
+cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s);
+cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
+                                  cudaStream_t s);
+// Largest in-place one-shot input in bytes.
+uint64_t one_shot_in_place_max_bytes();
+
+// Tuning knobs, read once from the environment (for the bench's sweeps; defaults measured).
+struct Tuning {
+  int threads;           // per block
+  int one_shot_blocks;   // max blocks of one-shot
+  int two_shot_blocks;   // max blocks of two-shot / all-gather / reduce-scatter
+};
+const Tuning& tuning();
+
+}  // namespace symmem::cuda

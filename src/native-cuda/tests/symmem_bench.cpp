@@ -1,0 +1,149 @@
+// symmem_bench: all-reduce latency and bus bandwidth of the cuda backend, one forked rank per GPU.
+//   symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32]
+// For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
+// one-shot (out of place), two-shot (out of place), two-shot (in place), auto (out of place).
+// Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
+// over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place) and
+// the latency of barrier_on_stream.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cuda_test_util.h"
+
+enum { kOne, kOneIp, kTwo, kTwoIp, kAuto, kAutoIp, kAg, kRs, kVariants };
+static const char* kVariantName[] = {"one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip", "all-gather", "reduce-scatter"};
+static const int kMaxSizes = 32;
+
+struct Shared {
+  double us[8][kMaxSizes][kVariants];  // [rank][size][variant]
+  double barrier_us[8];
+  int auto_algo[kMaxSizes];
+  int auto_algo_ip[kMaxSizes];
+};
+
+int main(int argc, char** argv) {
+  int world = 0;
+  uint64_t max_bytes = 256ull << 20;
+  int dtype = SYMMEM_BFLOAT16;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--world" && i + 1 < argc) world = std::atoi(argv[++i]);
+    else if (a == "--max-bytes" && i + 1 < argc) max_bytes = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--dtype" && i + 1 < argc) {
+      std::string d = argv[++i];
+      dtype = d == "fp32" ? SYMMEM_FLOAT32 : d == "fp16" ? SYMMEM_FLOAT16 : SYMMEM_BFLOAT16;
+    } else {
+      std::fprintf(stderr, "usage: symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32]\n");
+      return 2;
+    }
+  }
+  const int ngpu = require_gpus("symmem_bench", 2);
+  if (world == 0) world = std::min(ngpu, 4);
+  if (world < 2 || world > 8 || world > ngpu) {
+    std::fprintf(stderr, "--world %d: need 2..8 and at most %d (GPUs)\n", world, ngpu);
+    return 2;
+  }
+  std::vector<uint64_t> sizes;
+  for (uint64_t s = 4096; s <= max_bytes; s *= 2) sizes.push_back(s);
+  Shared* sh = static_cast<Shared*>(mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
+                                         MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  std::memset(sh, 0, sizeof *sh);
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  const int timeout = 30000;
+
+  bool ok = run_ranks(world, 600, [&](int rank) {
+    symmem_backend* be = nullptr;
+    symmem_buffer* b = make_cuda_buffer("bench", rank, world, rank, max_bytes, &be);
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void* out = nullptr;
+    CUDA_OK(cudaMalloc(&out, max_bytes));
+    // Non-zero data (bf16 1.0 pairs / fp32 ~1.0): never time on zeros.
+    CHECK_OK(symmem_memset32(b, SYMMEM_RANK_SELF, 0, 0x3f803f80u, max_bytes / 4, s));
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      const uint64_t bytes = sizes[si], count = bytes / es;
+      const int iters = int(std::min<uint64_t>(2000, std::max<uint64_t>(10, (2ull << 30) / bytes / 4)));
+      symmem_algo chosen;
+      CHECK_OK(symmem_all_reduce_auto_algo(b, symmem_dtype(dtype), count, 0, &chosen));
+      if (rank == 0) sh->auto_algo[si] = chosen;
+      CHECK_OK(symmem_all_reduce_auto_algo(b, symmem_dtype(dtype), count, 1, &chosen));
+      if (rank == 0) sh->auto_algo_ip[si] = chosen;
+      for (int v = 0; v < kVariants; ++v) {
+        if (v == kOneIp && bytes > symmem_one_shot_in_place_max_bytes(b)) continue;
+        auto op = [&]() {
+          switch (v) {
+            case kOne: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
+            case kTwo: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
+            case kOneIp: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
+            case kAutoIp: return symmem_all_reduce(b, SYMMEM_ALGO_AUTO, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
+            case kTwoIp: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
+            case kAuto: return symmem_all_reduce(b, SYMMEM_ALGO_AUTO, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
+            case kAg: return symmem_all_gather(b, symmem_dtype(dtype), count / world, out, s, timeout);
+            default: return symmem_reduce_scatter(b, symmem_dtype(dtype), SYMMEM_SUM, count / world, out, s, timeout);
+          }
+        };
+        for (int i = 0; i < 5; ++i) CHECK_OK(op());
+        CHECK_OK(symmem_stream_synchronize(b, s));
+        CHECK_OK(symmem_barrier(b, 0, timeout));
+        CUDA_OK(cudaEventRecord(e0, s));
+        for (int i = 0; i < iters; ++i) CHECK_OK(op());
+        CUDA_OK(cudaEventRecord(e1, s));
+        CHECK_OK(symmem_stream_synchronize(b, s));
+        float ms = 0;
+        CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+        sh->us[rank][si][v] = ms * 1000.0 / iters;
+      }
+    }
+    // Barrier latency: back-to-back barrier_on_stream.
+    for (int i = 0; i < 100; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, s, timeout));
+    CHECK_OK(symmem_stream_synchronize(b, s));
+    CHECK_OK(symmem_barrier(b, 0, timeout));
+    const int n = 5000;
+    CUDA_OK(cudaEventRecord(e0, s));
+    for (int i = 0; i < n; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, s, timeout));
+    CUDA_OK(cudaEventRecord(e1, s));
+    CHECK_OK(symmem_stream_synchronize(b, s));
+    float ms = 0;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    sh->barrier_us[rank] = ms * 1000.0 / n;
+    CHECK_OK(symmem_barrier(b, 0, timeout));
+    CUDA_OK(cudaFree(out));
+    CHECK_OK(symmem_buffer_free(b));
+    CHECK_OK(symmem_backend_close(be));
+    return 0;
+  });
+  if (!ok) {
+    std::fprintf(stderr, "symmem_bench: a rank failed\n");
+    return 1;
+  }
+  const char* dn = dtype == SYMMEM_FLOAT32 ? "fp32" : dtype == SYMMEM_FLOAT16 ? "fp16" : "bf16";
+  std::printf("symmem_bench: world %d, %s sum, time per op (us, max over ranks), busbw GB/s\n", world, dn);
+  std::printf("%10s", "bytes");
+  for (int v = 0; v < kVariants; ++v) std::printf(" %14s", kVariantName[v]);
+  std::printf(" %6s %6s %10s\n", "auto=", "ip=", "busbw(best)");
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    std::printf("%10llu", (unsigned long long)sizes[si]);
+    double t[kVariants];
+    for (int v = 0; v < kVariants; ++v) {
+      t[v] = 0;
+      for (int r = 0; r < world; ++r) t[v] = std::max(t[v], sh->us[r][si][v]);
+      if (t[v] > 0) std::printf(" %14.2f", t[v]);
+      else std::printf(" %14s", "-");
+    }
+    double best = t[kAuto];
+    for (int v : {kOne, kOneIp, kTwo, kTwoIp, kAutoIp})
+      if (t[v] > 0) best = std::min(best, t[v]);
+    const double busbw = 2.0 * (world - 1) / world * sizes[si] / (best * 1e-6) / 1e9;
+    std::printf(" %6s %6s %10.1f\n", sh->auto_algo[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two",
+                sh->auto_algo_ip[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two", busbw);
+  }
+  double bar = 0;
+  for (int r = 0; r < world; ++r) bar = std::max(bar, sh->barrier_us[r]);
+  std::printf("barrier_on_stream: %.2f us (max over ranks)\n", bar);
+  return 0;
+}

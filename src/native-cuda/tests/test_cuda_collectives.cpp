@@ -1,0 +1,294 @@
+// Every collective x dtype x op x size (1, 7, 4099, 1 000 003 elements) on world 2 and 4, one
+// rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
+// compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
+// stream and host-synchronously, memset32 and stream_write_value32.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "cuda_test_util.h"
+
+static uint64_t g_seed;
+static const uint64_t kSizes[] = {1, 7, 4099, 1000003};
+static const uint64_t kMaxCount = 1000003;
+static const int kTimeout = 20000;
+static const char* kDtypeName[] = {"float32", "bfloat16", "float16"};
+static const char* kOpName[] = {"sum", "avg", "max", "min"};
+
+// The value rank r holds at element i for (case, count), already rounded to dtype.
+static double input(int dtype, uint64_t tag, int rank, uint64_t i) {
+  uint64_t x = (g_seed + tag * 0x9E3779B97F4A7C15ull) ^ (uint64_t(rank) << 48) ^ (i * 0xC2B2AE3D27D4EB4Full);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 29;
+  float f = float(int64_t(x % 2000001) - 1000000) / 250000.0f;  // [-4, 4]
+  if (dtype == SYMMEM_BFLOAT16) return double(__bfloat162float(__float2bfloat16(f)));
+  if (dtype == SYMMEM_FLOAT16) return double(__half2float(__float2half(f)));
+  return double(f);
+}
+
+static void to_bytes(int dtype, const std::vector<double>& v, std::vector<char>& out) {
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  out.resize(v.size() * es);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dtype == SYMMEM_FLOAT32) {
+      float f = float(v[i]);
+      std::memcpy(&out[i * 4], &f, 4);
+    } else if (dtype == SYMMEM_BFLOAT16) {
+      __nv_bfloat16 h = __float2bfloat16(float(v[i]));
+      std::memcpy(&out[i * 2], &h, 2);
+    } else {
+      __half h = __float2half(float(v[i]));
+      std::memcpy(&out[i * 2], &h, 2);
+    }
+  }
+}
+
+static double from_bytes(int dtype, const std::vector<char>& b, size_t i) {
+  if (dtype == SYMMEM_FLOAT32) {
+    float f;
+    std::memcpy(&f, &b[i * 4], 4);
+    return f;
+  }
+  if (dtype == SYMMEM_BFLOAT16) {
+    __nv_bfloat16 h;
+    std::memcpy(&h, &b[i * 2], 2);
+    return __bfloat162float(h);
+  }
+  __half h;
+  std::memcpy(&h, &b[i * 2], 2);
+  return __half2float(h);
+}
+
+static double reduce_ref(int op, int world, int dtype, uint64_t tag, uint64_t i, double* mag) {
+  double acc = input(dtype, tag, 0, i), m = std::fabs(acc);
+  for (int r = 1; r < world; ++r) {
+    double x = input(dtype, tag, r, i);
+    m += std::fabs(x);
+    if (op == SYMMEM_MAX) acc = std::max(acc, x);
+    else if (op == SYMMEM_MIN) acc = std::min(acc, x);
+    else acc += x;
+  }
+  if (op == SYMMEM_AVG) acc /= world, m /= world;
+  *mag = m;
+  return acc;
+}
+
+static void check_close(const char* what, int dtype, int world, const std::vector<char>& got,
+                        uint64_t n, const std::function<double(uint64_t, double*)>& ref) {
+  const double eps = dtype == SYMMEM_FLOAT32 ? 1.2e-7 : dtype == SYMMEM_BFLOAT16 ? 7.9e-3 : 9.8e-4;
+  for (uint64_t i = 0; i < n; ++i) {
+    double mag = 0;
+    const double want = ref(i, &mag);
+    const double v = from_bytes(dtype, got, i);
+    const double tol = eps * std::fabs(want) + world * 1.2e-7 * mag + 1e-30;
+    if (!(std::fabs(v - want) <= tol))
+      TEST_FAIL("%s: element %llu of %llu is %.9g, reference %.9g (tolerance %.3g)", what,
+                (unsigned long long)i, (unsigned long long)n, v, want, tol);
+  }
+}
+
+struct Ctx {
+  symmem_buffer* b;
+  int rank, world;
+  cudaStream_t s;
+  void* out;  // device scratch, kMaxCount * 4 * world bytes
+  uint64_t tag = 0;
+};
+
+// Writes rank's input (n elements starting at element `at`) of case `tag` into the own buffer.
+static void write_input(Ctx& c, int dtype, uint64_t tag, uint64_t at, uint64_t n, uint64_t first_index = 0) {
+  std::vector<double> v(n);
+  for (uint64_t i = 0; i < n; ++i) v[i] = input(dtype, tag, c.rank, first_index + i);
+  std::vector<char> bytes;
+  to_bytes(dtype, v, bytes);
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  CUDA_OK(cudaMemcpy(static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + at * es, bytes.data(),
+                     bytes.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());  // a pageable copy may return before its DMA is done
+}
+
+static std::vector<char> read_back(const void* p, uint64_t bytes) {
+  std::vector<char> v(bytes);
+  CUDA_OK(cudaMemcpy(v.data(), p, bytes, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+// The collectives run on a non-blocking stream, which does not wait for the legacy stream's
+// cudaMemset/cudaMemcpy: finish them before the collective is enqueued.
+static void poison(void* p, uint64_t bytes) {
+  CUDA_OK(cudaMemset(p, 0xFF, bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+}
+
+static void sync(Ctx& c) { CHECK_OK(symmem_stream_synchronize(c.b, c.s)); }
+
+static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, uint64_t n) {
+  const uint64_t tag = ++c.tag;
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  char what[160];
+  std::snprintf(what, sizeof what, "all_reduce algo %d %s %s %s count %llu world %d", algo,
+                in_place ? "in place" : "out of place", kDtypeName[dtype], kOpName[op],
+                (unsigned long long)n, c.world);
+  if (in_place && algo == SYMMEM_ALGO_ONE_SHOT && n * es > symmem_one_shot_in_place_max_bytes(c.b))
+    return;
+  write_input(c, dtype, tag, 0, n);
+  if (!in_place) poison(c.out, n * es + 64);
+  CHECK_OK(symmem_all_reduce(c.b, symmem_algo(algo), symmem_dtype(dtype), symmem_reduce_op(op), n,
+                             in_place ? nullptr : c.out, c.s, kTimeout));
+  sync(c);
+  const void* res = in_place ? symmem_buffer_ptr(c.b, c.rank) : c.out;
+  std::vector<char> got = read_back(res, n * es + (in_place ? 0 : 64));
+  if (!in_place)
+    for (int k = 0; k < 64; ++k)
+      if (got[n * es + k] != char(0xFF)) TEST_FAIL("%s: wrote past the end of out", what);
+  check_close(what, dtype, c.world, got, n, [&](uint64_t i, double* mag) {
+    return reduce_ref(op, c.world, dtype, tag, i, mag);
+  });
+  // Nobody may rewrite its input while a slow peer is still checking: the next case's collective
+  // starts with a barrier, and the check reads only local memory, so this is safe.
+}
+
+static void reduce_scatter_case(Ctx& c, bool in_place, int dtype, int op, uint64_t n) {
+  const uint64_t tag = ++c.tag;
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  char what[160];
+  std::snprintf(what, sizeof what, "reduce_scatter %s %s %s count %llu world %d",
+                in_place ? "in place" : "out of place", kDtypeName[dtype], kOpName[op],
+                (unsigned long long)n, c.world);
+  write_input(c, dtype, tag, 0, n * c.world);
+  if (!in_place) poison(c.out, n * es);
+  CHECK_OK(symmem_reduce_scatter(c.b, symmem_dtype(dtype), symmem_reduce_op(op), n,
+                                 in_place ? nullptr : c.out, c.s, kTimeout));
+  sync(c);
+  const void* res = in_place ? static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + c.rank * n * es
+                             : c.out;
+  std::vector<char> got = read_back(res, n * es);
+  check_close(what, dtype, c.world, got, n, [&](uint64_t i, double* mag) {
+    return reduce_ref(op, c.world, dtype, tag, c.rank * n + i, mag);
+  });
+}
+
+static void all_gather_case(Ctx& c, bool in_place, int dtype, uint64_t n) {
+  const uint64_t tag = ++c.tag;
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  char what[160];
+  std::snprintf(what, sizeof what, "all_gather %s %s count %llu world %d",
+                in_place ? "in place" : "out of place", kDtypeName[dtype], (unsigned long long)n,
+                c.world);
+  if (in_place) {
+    poison(symmem_buffer_ptr(c.b, c.rank), n * es * c.world);
+    write_input(c, dtype, tag, c.rank * n, n);
+  } else {
+    write_input(c, dtype, tag, 0, n);
+    poison(c.out, n * es * c.world);
+  }
+  CHECK_OK(symmem_all_gather(c.b, symmem_dtype(dtype), n, in_place ? nullptr : c.out, c.s, kTimeout));
+  sync(c);
+  std::vector<char> got = read_back(in_place ? symmem_buffer_ptr(c.b, c.rank) : c.out, n * es * c.world);
+  check_close(what, dtype, c.world, got, n * c.world, [&](uint64_t i, double* mag) {
+    *mag = 0;
+    return input(dtype, tag, int(i / n), i % n);
+  });
+}
+
+static void signals(Ctx& c) {
+  // Host-synchronous barrier and put/wait on cuda buffers, and a stream ping-pong with data.
+  CHECK_OK(symmem_barrier(c.b, 0, kTimeout));
+  const int peer = c.rank ^ 1;
+  if (peer >= c.world) return;
+  const bool starts = c.rank % 2 == 0;
+  uint32_t* mine = static_cast<uint32_t*>(symmem_buffer_ptr(c.b, c.rank));
+  for (uint32_t i = 0; i < 50; ++i) {
+    if (starts) {
+      CHECK_OK(symmem_stream_write_value32(c.b, peer, 0, i, c.s));  // into the peer's buffer
+      CHECK_OK(symmem_put_signal_on_stream(c.b, peer, 1, c.s, kTimeout));
+      CHECK_OK(symmem_wait_signal_on_stream(c.b, peer, 1, c.s, kTimeout));
+      sync(c);
+      uint32_t v;
+      CUDA_OK(cudaMemcpy(&v, mine, 4, cudaMemcpyDeviceToHost));
+      if (v != i + 1000) TEST_FAIL("ping-pong round %u: peer wrote %u", i, v);
+    } else {
+      CHECK_OK(symmem_wait_signal(c.b, peer, 1, kTimeout));
+      uint32_t v;
+      CUDA_OK(cudaMemcpy(&v, mine, 4, cudaMemcpyDeviceToHost));
+      if (v != i) TEST_FAIL("ping-pong round %u: got %u", i, v);
+      CHECK_OK(symmem_memset32(c.b, peer, 0, i + 1000, 1, c.s));
+      CHECK_OK(symmem_put_signal_on_stream(c.b, peer, 1, c.s, kTimeout));
+      sync(c);
+    }
+  }
+  for (int k = 0; k < 100; ++k) CHECK_OK(symmem_barrier_on_stream(c.b, 2, c.s, kTimeout));
+  sync(c);
+  CHECK_OK(symmem_barrier(c.b, 0, kTimeout));
+}
+
+static int rank_main(int rank, int world, int ngpu) {
+  symmem_backend* be = nullptr;
+  const uint64_t bytes = kMaxCount * 4 * world + 4096;
+  symmem_buffer* b = make_cuda_buffer("cudacoll", rank, world, rank % ngpu, bytes, &be);
+  Ctx c{b, rank, world, nullptr, nullptr};
+  CUDA_OK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
+  CUDA_OK(cudaMalloc(&c.out, bytes + 64));
+  uint8_t u0[16], u1[16];
+  CHECK_OK(symmem_buffer_device_uuid(b, rank, u0));
+  CHECK_OK(symmem_buffer_device_uuid(b, (rank + 1) % world, u1));
+  if (world > 1 && ngpu >= world && std::memcmp(u0, u1, 16) == 0) TEST_FAIL("peer has our uuid");
+  signals(c);
+  // SYMMEM_TEST_SMALL=1 (for compute-sanitizer): two small sizes only.
+  std::vector<uint64_t> sizes(std::begin(kSizes), std::end(kSizes));
+  if (std::getenv("SYMMEM_TEST_SMALL") != nullptr) sizes = {7, 4099};
+  for (uint64_t n : sizes)
+    for (int dtype = 0; dtype < 3; ++dtype) {
+      for (int op = 0; op < 4; ++op) {
+        for (int algo : {SYMMEM_ALGO_ONE_SHOT, SYMMEM_ALGO_TWO_SHOT, SYMMEM_ALGO_AUTO})
+          for (bool ip : {false, true}) all_reduce_case(c, algo, ip, dtype, op, n);
+        for (bool ip : {false, true}) reduce_scatter_case(c, ip, dtype, op, n);
+      }
+      for (bool ip : {false, true}) all_gather_case(c, ip, dtype, n);
+    }
+  // A misaligned out takes the element-wise path.
+  all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000);
+  {
+    void* saved = c.out;
+    c.out = static_cast<char*>(saved) + 2;
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
+    all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
+    c.out = saved;
+  }
+  // The legacy synchronous float32 call works on cuda buffers (out in device memory).
+  write_input(c, SYMMEM_FLOAT32, 999, 0, 4097);
+  CHECK_OK(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 4097, c.out, 3, kTimeout));
+  std::vector<char> got = read_back(c.out, 4097 * 4);
+  check_close("all_reduce_one_shot (legacy)", SYMMEM_FLOAT32, world, got, 4097,
+              [&](uint64_t i, double* mag) { return reduce_ref(SYMMEM_SUM, world, 0, 999, i, mag); });
+  CHECK_OK(symmem_barrier(b, 0, kTimeout));
+  CUDA_OK(cudaFree(c.out));
+  CUDA_OK(cudaStreamDestroy(c.s));
+  CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_backend_close(be));
+  if (rank == 0) std::printf("world %d: %llu cases passed\n", world, (unsigned long long)c.tag);
+  return 0;
+}
+
+int main() {
+  const int ngpu = require_gpus("test_cuda_collectives", 2);
+  std::random_device rd;
+  g_seed = (uint64_t(rd()) << 32) ^ rd();
+  std::printf("seed %llu, %d GPU(s)\n", (unsigned long long)g_seed, ngpu);
+  const bool small = std::getenv("SYMMEM_TEST_SMALL") != nullptr;
+  for (int world : {2, 4}) {
+    if (small && world > 2) break;
+    if (world > ngpu) {
+      std::printf("world %d: SKIPPED (only %d GPUs)\n", world, ngpu);
+      continue;
+    }
+    if (!run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); })) {
+      std::fprintf(stderr, "FAILED: world %d\n", world);
+      return 1;
+    }
+  }
+  std::printf("test_cuda_collectives: OK\n");
+  return 0;
+}
