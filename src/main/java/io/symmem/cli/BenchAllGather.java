@@ -27,7 +27,7 @@ final class BenchAllGather {
     private final List<StoreExchange> exchanges = new ArrayList<>();
     private final java.util.concurrent.ExecutorService rankThreads;
 
-    BenchAllGather(BenchClients clients, int ranks, String group, int valueBytes, Duration timeout) {
+    BenchAllGather(BenchClients clients, int ranks, String group, int valueBytes, Duration timeout, boolean threadPerRank) {
         this.clients = clients;
         this.ranks = ranks;
         this.valueBytes = valueBytes;
@@ -35,7 +35,7 @@ final class BenchAllGather {
         for (int r = 0; r < ranks; r++) {
             exchanges.add(new StoreExchange(clients.get(r), group, r, ranks));
         }
-        this.rankThreads = java.util.concurrent.Executors.newFixedThreadPool(ranks, task -> {
+        this.rankThreads = !threadPerRank ? null : java.util.concurrent.Executors.newFixedThreadPool(ranks, task -> {
             Thread t = new Thread(task, "bench-rank");
             t.setDaemon(true);
             return t;
@@ -44,7 +44,9 @@ final class BenchAllGather {
 
     /** Ends the rank threads. */
     void shutdown() {
-        rankThreads.shutdownNow();
+        if (rankThreads != null) {
+            rankThreads.shutdownNow();
+        }
     }
 
     /**
@@ -63,9 +65,12 @@ final class BenchAllGather {
         for (int r = 0; r < ranks; r++) {
             StoreExchange exchange = exchanges.get(r);
             byte[] value = mine[r];
-            // Each rank on its own thread, as real ranks are: a blocking client waits on the caller's thread.
-            CompletableFuture<List<byte[]>> f = CompletableFuture.supplyAsync(
-                    () -> exchange.allGather(value, timeout).await().atMost(timeout.plusSeconds(5)), rankThreads);
+            // Blocking clients wait on the caller's thread, so each rank gets a thread of its own;
+            // event-loop clients are simply all started at once.
+            CompletableFuture<List<byte[]>> f = rankThreads == null
+                    ? exchange.allGather(value, timeout).subscribeAsCompletionStage()
+                    : CompletableFuture.supplyAsync(() -> exchange.allGather(value, timeout).await().atMost(timeout.plusSeconds(5)),
+                            rankThreads);
             all.add(f);
             timed.add(f.whenComplete((values, e) -> lastDone.accumulateAndGet(System.nanoTime(), Math::max)));
         }

@@ -80,15 +80,20 @@ public class BenchStoreCommand implements Callable<Integer> {
                     + "async: TcpStoreClient on the Vert.x event loop (default ${DEFAULT-VALUE}).")
     String clientKind;
 
+    @Option(names = "--all-gather-client", defaultValue = "async",
+            description = "Client kind of the simulated ranks of the all_gather: async (event-loop clients, as 1024 ranks in one "
+                    + "process are best simulated) or blocking (a thread per rank) (default ${DEFAULT-VALUE}).")
+    String allGatherClientKind;
+
     @Option(names = "--label", description = "Name of the measured server in the output (default: symmem, or host:port).")
     String label;
 
     @Option(names = "--json", description = "Also write the figures to this file.")
     Path json;
 
-    private BenchClients connectClients(String host, int port, int n, TcpStoreClient.Options options) {
+    private BenchClients connectClients(String kind, String host, int port, int n, TcpStoreClient.Options options) {
         Duration deadline = Duration.ofSeconds(120);
-        return clientKind.equals("blocking")
+        return kind.equals("blocking")
                 ? BenchClients.connectBlocking(host, port, n, deadline, options)
                 : BenchClients.connect(vertx, host, port, n, deadline, options);
     }
@@ -103,7 +108,6 @@ public class BenchStoreCommand implements Callable<Integer> {
         boolean external = host != null;
         List<Integer> fitting = fittingLevels(report, external);
         int maxLevel = fitting.stream().mapToInt(Integer::intValue).max().orElse(0);
-        int clientsNeeded = Math.max(maxLevel, ranks);
 
         StoreServer server = null;
         String where;
@@ -127,9 +131,11 @@ public class BenchStoreCommand implements Callable<Integer> {
                 name, where, valueBytes, ops, Runtime.getRuntime().availableProcessors(), BenchFdLimit.read().describe());
         boolean pipelined = pipeline != null ? pipeline : !external;
         report.meta("pipelined_waits", pipelined);
-        if (!clientKind.equals("blocking") && !clientKind.equals("async")) {
-            System.err.println("symmem bench store: --client must be blocking or async, got '" + clientKind + "'");
-            return SymmemMain.EXIT_CONFIG;
+        for (String kind : List.of(clientKind, allGatherClientKind)) {
+            if (!kind.equals("blocking") && !kind.equals("async")) {
+                System.err.println("symmem bench store: --client and --all-gather-client take blocking or async, got '" + kind + "'");
+                return SymmemMain.EXIT_CONFIG;
+            }
         }
         report.meta("client", clientKind);
         System.out.printf("client mode: %s, %s%n", clientKind,
@@ -142,7 +148,7 @@ public class BenchStoreCommand implements Callable<Integer> {
         long keysWritten = 0;
         try (TcpStoreClient control = TcpStoreClient.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
                      Duration.ofSeconds(30), clientOptions).await().atMost(Duration.ofSeconds(31));
-             BenchClients clients = connectClients(hostPort[0], Integer.parseInt(hostPort[1]), clientsNeeded, clientOptions)) {
+             BenchClients clients = connectClients(clientKind, hostPort[0], Integer.parseInt(hostPort[1]), maxLevel, clientOptions)) {
             System.out.printf(Locale.ROOT, "connected %d clients in %.0f ms%n", clients.size(), clients.connectMillis());
             report.meta("connect_ms", Math.round(clients.connectMillis()));
             Long keysBefore = numKeys(control, report);
@@ -168,8 +174,13 @@ public class BenchStoreCommand implements Callable<Integer> {
                 keysWritten += level.keysWritten();
             }
             if (ranks > 0) {
-                BenchAllGather gather = new BenchAllGather(clients, ranks, "bench" + Long.toHexString(System.nanoTime()),
-                        valueBytes, Duration.ofSeconds(allGatherTimeoutSeconds));
+                // The simulated ranks get clients of their own, of the kind --all-gather-client names.
+                BenchClients rankClients = connectClients(allGatherClientKind, hostPort[0], Integer.parseInt(hostPort[1]),
+                        ranks, clientOptions);
+                System.out.printf(Locale.ROOT, "connected %d %s clients for the all_gather in %.0f ms%n", rankClients.size(),
+                        allGatherClientKind, rankClients.connectMillis());
+                BenchAllGather gather = new BenchAllGather(rankClients, ranks, "bench" + Long.toHexString(System.nanoTime()),
+                        valueBytes, Duration.ofSeconds(allGatherTimeoutSeconds), allGatherClientKind.equals("blocking"));
                 try {
                     for (int round = 0; round < rounds; round++) {
                         if (System.nanoTime() - deadline > 0) {
@@ -177,10 +188,11 @@ public class BenchStoreCommand implements Callable<Integer> {
                             break;
                         }
                         report.allGather(gather.run(round), valueBytes);
-                        keysWritten += ranks;
+                        keysWritten += io.symmem.store.StoreExchange.keysPerAllGather(ranks);
                     }
                 } finally {
                     gather.shutdown();
+                    rankClients.close();
                 }
             }
             Long keysAfter = numKeys(control, report);

@@ -70,6 +70,14 @@ public final class StoreExchange {
         return worldSize;
     }
 
+    /** From this many ranks on, all_gather goes through one combined value (see gatherThroughCombinedValue). */
+    static final int COMBINE_FROM_WORLD_SIZE = 64;
+
+    /** Keys one all_gather round leaves in the store: one per rank, plus the counter and the combined value of large groups. */
+    public static int keysPerAllGather(int worldSize) {
+        return worldSize + (worldSize < COMBINE_FROM_WORLD_SIZE ? 0 : 2);
+    }
+
     /** Rounds started so far; the next call uses this number. */
     public long rounds() {
         return nextRound.get();
@@ -81,13 +89,37 @@ public final class StoreExchange {
         requirePositive(timeout);
         Round round = new Round("all_gather", nextRound.getAndIncrement(), timeout);
         List<String> keys = round.keysOfAllRanks();
-        // set (no answer) + one WAIT on all keys + one MULTI_GET: a round trip or two per rank, not one
-        // per peer (a pipelining client sends WAIT and MULTI_GET in one write).
-        Uni<List<byte[]>> work = store.set(keys.get(rank), mine)
-                .chain(() -> store.multiGet(keys, remainingOrFloor(round)))
+        Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
+                ? gatherEveryKey(round, keys, mine)
+                : gatherThroughCombinedValue(round, keys, mine);
+        Uni<List<byte[]>> work = gathered
                 .onFailure(StoreTimeoutException.class)
                 .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
         return started(work);
+    }
+
+    /**
+     * Small groups: set (no answer) + one WAIT on all keys + one MULTI_GET, a round trip or two per rank
+     * (a pipelining client sends WAIT and MULTI_GET in one write).
+     */
+    private Uni<List<byte[]>> gatherEveryKey(Round round, List<String> keys, byte[] mine) {
+        return store.set(keys.get(rank), mine).chain(() -> store.multiGet(keys, remainingOrFloor(round)));
+    }
+
+    /**
+     * Large groups: every rank asking for every key makes the store parse and track world² keys
+     * (a million at 1024 ranks). Instead each rank sets its key and counts itself in; the last to
+     * arrive reads all keys once and publishes them as one value, which everyone else waits for and
+     * reads: O(world) work for the store. Only standard operations, so PyTorch's server serves it too.
+     */
+    private Uni<List<byte[]>> gatherThroughCombinedValue(Round round, List<String> keys, byte[] mine) {
+        String combinedKey = round.sharedKey("all");
+        return store.set(keys.get(rank), mine)
+                .chain(() -> store.add(round.sharedKey("arrived"), 1))
+                .chain(arrived -> arrived == worldSize
+                        ? store.multiGet(keys, remainingOrFloor(round))
+                                .call(values -> store.set(combinedKey, CombinedValues.encode(values)))
+                        : store.get(combinedKey, remainingOrFloor(round)).map(CombinedValues::decode));
     }
 
     /**
@@ -139,6 +171,11 @@ public final class StoreExchange {
 
         String key(int ofRank) {
             return KEY_ROOT + groupName + "/" + number + "/" + op + "/" + ofRank;
+        }
+
+        /** A key of the round that belongs to no rank (never parsed as a rank). */
+        String sharedKey(String name) {
+            return KEY_ROOT + groupName + "/" + number + "/" + op + "/shared/" + name;
         }
 
         List<String> keysOfAllRanks() {

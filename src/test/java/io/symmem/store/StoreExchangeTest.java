@@ -221,4 +221,50 @@ class StoreExchangeTest {
         solo.barrier(AWAIT).await().atMost(AWAIT);
         assertThat(text(solo.broadcast(0, bytes("b"), AWAIT).await().atMost(AWAIT))).isEqualTo("b");
     }
+
+    /** Large groups gather through one combined value; their own clients, all on the one server. */
+    private List<StoreExchange> largeGroup(String name, int size, int members) {
+        List<StoreExchange> ranks = new ArrayList<>();
+        for (int r = 0; r < members; r++) {
+            TcpStoreClient client = connect(vertx, server.port());
+            clients.add(client);
+            ranks.add(new StoreExchange(client, name, r, size));
+        }
+        return ranks;
+    }
+
+    @Test
+    void aLargeGroupGathersEveryValueThroughOneCombinedValue() {
+        int size = StoreExchange.COMBINE_FROM_WORLD_SIZE + 33;
+        List<StoreExchange> ranks = largeGroup("large", size, size);
+        for (int round = 0; round < 2; round++) {
+            List<Uni<List<byte[]>>> calls = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                calls.add(ranks.get(r).allGather(bytes("v" + round + "-" + r), AWAIT));
+            }
+            List<List<byte[]>> results = awaitAll(calls);
+            List<String> expected = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                expected.add("v" + round + "-" + r);
+            }
+            for (List<byte[]> result : results) {
+                assertThat(texts(result)).containsExactlyElementsOf(expected);
+            }
+        }
+    }
+
+    @Test
+    void aLargeGroupNamesItsMissingRankOnEveryOtherRank() {
+        int size = StoreExchange.COMBINE_FROM_WORLD_SIZE;
+        List<StoreExchange> present = largeGroup("large-missing", size, size - 1); // the last rank never comes
+        List<java.util.concurrent.CompletableFuture<List<byte[]>>> calls = new ArrayList<>();
+        for (StoreExchange rank : present) {
+            calls.add(rank.allGather(bytes("x"), java.time.Duration.ofMillis(800)).subscribeAsCompletionStage());
+        }
+        for (java.util.concurrent.CompletableFuture<List<byte[]>> call : calls) {
+            assertThatThrownBy(() -> call.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RendezvousTimeoutException.class)
+                    .hasMessageContaining("rank(s) [" + (size - 1) + "]");
+        }
+    }
 }
