@@ -10,28 +10,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(20)
-class EventBusAndPrefixStoreTest {
+class EventBusAndPrefixStoreTest extends VertxTest {
 
-    private static Vertx vertx;
     private StoreServer server;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void start() {

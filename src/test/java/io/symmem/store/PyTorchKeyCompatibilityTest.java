@@ -11,9 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,20 +21,9 @@ import org.junit.jupiter.api.Timeout;
  * its "/" prefix), so that a key a Python rank writes as "foo" is the key our clients read as "foo".
  */
 @Timeout(20)
-class PyTorchKeyCompatibilityTest {
+class PyTorchKeyCompatibilityTest extends VertxTest {
 
-    private static Vertx vertx;
     private StoreServer server;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void start() {

@@ -8,8 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,22 +17,10 @@ import org.junit.jupiter.api.Timeout;
  * single-threaded libuv server does). Hand-made frames, no client library in between.
  */
 @Timeout(60)
-class StoreCrossConnectionOrderTest {
+class StoreCrossConnectionOrderTest extends VertxTest {
 
     private static final int SET = 1, CHECK = 5, GET = 3;
     private static final int ROUNDS = 2000;
-
-    private static Vertx vertx;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @Test
     void setOnOneConnectionIsSeenByTheNextCheckOnAnother() throws Exception {

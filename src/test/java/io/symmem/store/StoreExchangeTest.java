@@ -16,32 +16,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Four ranks, each with its own TcpStoreClient, rendezvous through one server. */
 @Timeout(30)
-class StoreExchangeTest {
+class StoreExchangeTest extends VertxTest {
 
     private static final int WORLD = 4;
 
-    private static Vertx vertx;
     private StoreServer server;
     private final List<TcpStoreClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void start() {

@@ -15,26 +15,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Connection loss: in-flight requests fail naming the store, later ones use a new connection; nothing hangs or is lost. */
 @Timeout(30)
-class StoreReconnectTest {
-
-    private static Vertx vertx;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
+class StoreReconnectTest extends VertxTest {
 
     @Test
     void clientReconnectsAfterAServerRestartOnTheSamePort() {

@@ -15,9 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,22 +24,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** c10d semantics of every operation, through each way of reaching the store (TCP, in-process, event bus, prefix view). */
 @Timeout(30)
-class StoreSemanticsTest {
+class StoreSemanticsTest extends VertxTest {
 
-    private static Vertx vertx;
     private StoreServer server;
     private final java.util.List<Store> opened = new java.util.ArrayList<>();
     private StoreEventBusService service;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void startServerOnly() {

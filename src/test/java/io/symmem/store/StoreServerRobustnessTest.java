@@ -11,30 +11,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A bad peer loses its own connection; everyone else keeps working and keeps their data. */
 @Timeout(20)
-class StoreServerRobustnessTest {
+class StoreServerRobustnessTest extends VertxTest {
 
-    private static Vertx vertx;
     private StoreServer server;
     private TcpStoreClient good;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void start() {

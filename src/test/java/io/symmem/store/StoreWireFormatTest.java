@@ -12,32 +12,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Drives the server with hand-built TCPStore frames (query codes as in c10d: SET=1 … PING=13). */
 @Timeout(20)
-class StoreWireFormatTest {
+class StoreWireFormatTest extends VertxTest {
 
     private static final int SET = 1, GET = 3, ADD = 4, CHECK = 5, WAIT = 6, GETNUMKEYS = 7, DELETE_KEY = 8,
             CANCEL_WAIT = 12, PING = 13;
 
-    private static Vertx vertx;
     private StoreServer server;
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void start() {

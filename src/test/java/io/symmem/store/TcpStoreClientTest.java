@@ -17,29 +17,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(20)
-class TcpStoreClientTest {
+class TcpStoreClientTest extends VertxTest {
 
-    static Vertx vertx;
     StoreServer server;
     private final List<TcpStoreClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    static void startVertx() {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
-    }
 
     @BeforeEach
     void startServerForTest() {
