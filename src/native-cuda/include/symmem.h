@@ -257,6 +257,40 @@ typedef struct symmem_topology {
 /* Fills *out (zeroed first). No CUDA (driver, device or build): device_count 0 and SYMMEM_OK. */
 symmem_status symmem_cuda_topology(symmem_topology* out);
 
+
+/* ---- data movement and local memory (ABI 1 additions for Java) ------------------------------
+ * Host <-> symmetric buffer copies, device-local scratch for out-of-place results, and streams.
+ * Copies are synchronous: on cuda they first wait for all work already enqueued on the backend's
+ * device (any stream), so results of earlier collectives are visible, and return once the data
+ * has arrived. symmem_buffer_copy_out also reports a device-side timeout recorded for the buffer
+ * (like symmem_cuda_check). On the host backend they are memcpy. */
+
+/* Copies `bytes` from host memory `src` into rank r's data at byte `offset` (r = SYMMEM_RANK_SELF,
+ * or after import any rank). offset + bytes must not exceed symmem_buffer_size(). */
+symmem_status symmem_buffer_copy_in(symmem_buffer* buffer, int r, uint64_t offset,
+                                    const void* src, uint64_t bytes);
+/* Copies `bytes` from rank r's data at byte `offset` into host memory `dst`. */
+symmem_status symmem_buffer_copy_out(symmem_buffer* buffer, int r, uint64_t offset, void* dst,
+                                     uint64_t bytes);
+
+/* Local (not symmetric) memory of the backend's device, zero-filled: host = 64-byte-aligned
+ * malloc, cuda = cudaMalloc on the backend's device. Usable as `out` of the collectives.
+ * Allocations still held when the backend is closed are freed by symmem_backend_close. */
+symmem_status symmem_local_alloc(symmem_backend* backend, uint64_t bytes, void** out);
+/* NULL is a no-op; a pointer not from symmem_local_alloc on this backend is INVALID_ARGUMENT. */
+symmem_status symmem_local_free(symmem_backend* backend, void* local);
+/* Copies between host memory and [offset, offset + bytes) of a local allocation. */
+symmem_status symmem_local_copy_in(symmem_backend* backend, void* local, uint64_t offset,
+                                   const void* src, uint64_t bytes);
+symmem_status symmem_local_copy_out(symmem_backend* backend, const void* local, uint64_t offset,
+                                    void* dst, uint64_t bytes);
+
+/* A stream of the backend's device for the *_on_stream calls and the collectives: cuda = a
+ * cudaStreamCreateWithFlags(cudaStreamNonBlocking) stream; host = NULL (the host backend ignores
+ * streams). symmem_stream_destroy waits for the stream first; NULL is a no-op. */
+symmem_status symmem_stream_create(symmem_backend* backend, void** out_stream);
+symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
+
 #ifdef __cplusplus
 }
 #endif

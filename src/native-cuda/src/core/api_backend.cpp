@@ -21,6 +21,12 @@ symmem_status symmem_backend_open(const char* name, int device, symmem_backend**
 }
 
 symmem_status symmem_backend_close(symmem_backend* backend) {
+  if (backend != nullptr) {
+    // Local allocations still held (symmem_local_alloc) go with their backend.
+    std::lock_guard<std::mutex> lock(backend->locals_mutex);
+    for (auto& entry : backend->locals) backend->local_free(const_cast<void*>(entry.first));
+    backend->locals.clear();
+  }
   delete backend;  // NULL is a no-op
   return SYMMEM_OK;
 }

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #include "core/abi.h"
 
@@ -65,6 +67,11 @@ struct symmem_buffer {
   virtual uint64_t one_shot_in_place_max_bytes() { return 0; }
   // Rank r's GPU UUID (r resolved as for ptr).
   virtual symmem_status device_uuid(int r, uint8_t out[16]);
+
+  // ---- data movement (core/api_copy.cpp). r resolved (own rank or a mapped peer); [offset,
+  // offset + bytes) inside size(); bytes > 0. The defaults memcpy through ptr(r) (host memory).
+  virtual symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes);
+  virtual symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes);
 };
 
 struct symmem_backend {
@@ -72,6 +79,23 @@ struct symmem_backend {
   virtual const symmem_backend_info& info() const = 0;
   // size_bytes > 0.
   virtual symmem_status alloc(uint64_t size_bytes, symmem_buffer** out) = 0;
+
+  // ---- local memory and streams (core/api_copy.cpp, core/api_stream.cpp). The defaults are the
+  // host's: aligned malloc, memcpy, no streams (NULL). bytes > 0; ranges are checked by the core.
+  virtual symmem_status local_alloc(uint64_t bytes, void** out);
+  virtual void local_free(void* p);
+  virtual symmem_status local_copy_in(void* dst, const void* src, uint64_t bytes);
+  virtual symmem_status local_copy_out(void* dst, const void* src, uint64_t bytes);
+  virtual symmem_status stream_create(void** out) {
+    *out = nullptr;
+    return SYMMEM_OK;
+  }
+  virtual symmem_status stream_destroy(void*) { return SYMMEM_OK; }
+
+  // Live local allocations (address -> bytes), kept by the core so that copies are range-checked
+  // and symmem_backend_close frees what is left.
+  std::mutex locals_mutex;
+  std::map<const void*, uint64_t> locals;
 };
 
 namespace symmem {

@@ -117,6 +117,28 @@ class CudaBuffer final : public symmem_buffer {
                                int timeout_ms) override;
   int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
   uint64_t one_shot_in_place_max_bytes() override { return cuda::one_shot_in_place_max_bytes(); }
+  // Host <-> device copies (core/api_copy.cpp checked the range): wait for all work on the
+  // device, copy, and (in) wait until the data has landed, so peers' next kernels read it.
+  symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override {
+    SYMMEM_TRY(set_device());
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize");
+    SYMMEM_RT(cudaMemcpy(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
+                         cudaMemcpyHostToDevice),
+              "symmem_buffer_copy_in: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize after copy");
+    return SYMMEM_OK;
+  }
+  symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override {
+    SYMMEM_TRY(set_device());
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_out: cudaDeviceSynchronize");
+    SYMMEM_TRY(check());  // a device-side timeout of earlier work: the data is not a result
+    SYMMEM_RT(cudaMemcpy(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset),
+                         bytes, cudaMemcpyDeviceToHost),
+              "symmem_buffer_copy_out: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+    return SYMMEM_OK;
+  }
   symmem_status device_uuid(int r, uint8_t out[16]) override {
     std::memcpy(out, r == SYMMEM_RANK_SELF || r == rank_ ? uuid_ : peer_uuid_[r].data(), 16);
     return SYMMEM_OK;
@@ -541,6 +563,60 @@ class CudaBackend final : public symmem_backend {
   symmem_status alloc(uint64_t size_bytes, symmem_buffer** out) override {
     *out = nullptr;
     return CudaBuffer::create(info_.device, size_bytes, out);
+  }
+
+  // Local memory and streams on this backend's device.
+  symmem_status local_alloc(uint64_t bytes, void** out) override {
+    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+    void* p = nullptr;
+    SYMMEM_RT(cudaMalloc(&p, bytes), "symmem_local_alloc: cudaMalloc(%llu bytes) on device %d",
+              static_cast<unsigned long long>(bytes), info_.device);
+    cudaError_t e = cudaMemset(p, 0, bytes);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      cudaFree(p);
+      return fail_rt(e, "symmem_local_alloc: cudaMemset(%llu bytes)",
+                     static_cast<unsigned long long>(bytes));
+    }
+    *out = p;
+    return SYMMEM_OK;
+  }
+  void local_free(void* p) override {
+    cudaSetDevice(info_.device);
+    cudaFree(p);
+    cudaGetLastError();
+  }
+  symmem_status local_copy_in(void* dst, const void* src, uint64_t bytes) override {
+    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize");
+    SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+              "symmem_local_copy_in: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize after copy");
+    return SYMMEM_OK;
+  }
+  symmem_status local_copy_out(void* dst, const void* src, uint64_t bytes) override {
+    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_out: cudaDeviceSynchronize");
+    SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+              "symmem_local_copy_out: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
+    return SYMMEM_OK;
+  }
+  symmem_status stream_create(void** out) override {
+    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+    cudaStream_t s = nullptr;
+    SYMMEM_RT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+              "symmem_stream_create: cudaStreamCreateWithFlags(device %d)", info_.device);
+    *out = s;
+    return SYMMEM_OK;
+  }
+  symmem_status stream_destroy(void* stream) override {
+    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+    auto s = static_cast<cudaStream_t>(stream);
+    cudaError_t e = cudaStreamSynchronize(s);
+    cudaError_t d = cudaStreamDestroy(s);
+    if (e != cudaSuccess) return fail_rt(e, "symmem_stream_destroy: cudaStreamSynchronize");
+    if (d != cudaSuccess) return fail_rt(d, "symmem_stream_destroy: cudaStreamDestroy");
+    return SYMMEM_OK;
   }
 
  private:

@@ -1,13 +1,17 @@
 package io.symmem.cli;
 
 import io.symmem.collective.AllReduce;
+import io.symmem.collective.Algorithm;
+import io.symmem.collective.DType;
+import io.symmem.collective.ReduceOp;
 import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
+import io.symmem.nativ.NativeStream;
 import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreExchange;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,9 +21,11 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 
 /**
- * The demo every rank runs: one symmetric buffer, a one-shot all-reduce of random float32 data per
- * size, each result checked against a float64 reference computed here in Java (every rank can
- * regenerate every peer's input from its seed), timing agreed across ranks, a table on rank 0.
+ * The demo every rank runs: one symmetric buffer, an all-reduce (sum) of random data per size in
+ * the chosen dtype and algorithm, each result checked against a float64 reference computed here in
+ * Java (every rank can regenerate every peer's input from its seed), timing agreed across ranks, a
+ * table on rank 0. Data go in with {@code copyFrom} and come back with {@code copyTo}, so the same
+ * code runs on the host and the cuda backend.
  */
 final class AllReduceDemo {
     private static final int WARMUP_RUNS = 20;
@@ -29,16 +35,21 @@ final class AllReduceDemo {
     private final int minTimeMs;
     private final Map<Integer, Long> bytesOfRank;
     private final PrintStream out;
+    private final DType dtype;
+    private final Algorithm algo;
     private final int rank;
     private final int world;
     private final StoreExchange exchange;
     private final Duration timeout;
 
-    AllReduceDemo(RankRuntime runtime, List<Long> sizes, int minTimeMs, Map<Integer, Long> bytesOfRank, PrintStream out) {
+    AllReduceDemo(RankRuntime runtime, List<Long> sizes, int minTimeMs, Map<Integer, Long> bytesOfRank, DType dtype,
+            Algorithm algo, PrintStream out) {
         this.runtime = runtime;
         this.sizes = sizes;
         this.minTimeMs = minTimeMs;
         this.bytesOfRank = bytesOfRank;
+        this.dtype = dtype;
+        this.algo = algo;
         this.out = out;
         this.rank = runtime.config().rank();
         this.world = runtime.config().worldSize();
@@ -46,18 +57,19 @@ final class AllReduceDemo {
         this.timeout = runtime.config().timeout().rendezvous();
     }
 
-    record Row(long bytes, long iterations, double micros, String check) {
+    record Row(long bytes, long iterations, double micros, String algorithm, String check) {
     }
 
     void run() {
-        long maxBytes = sizes.stream().mapToLong(s -> roundToFloats(s)).max().orElseThrow();
+        long maxBytes = sizes.stream().mapToLong(this::roundToElements).max().orElseThrow();
         long allocBytes = bytesOfRank.getOrDefault(rank, maxBytes);
         List<Row> rows = new ArrayList<>();
         String verdict = "ok";
-        try (SymmetricMemory memory = runtime.allocator().allocate(exchange, allocBytes, timeout)) {
-            ByteBuffer result = ByteBuffer.allocateDirect((int) maxBytes).order(ByteOrder.nativeOrder());
+        try (SymmetricMemory memory = runtime.allocator().allocate(exchange, allocBytes, timeout);
+                LocalBuffer result = memory.allocateLocal(maxBytes);
+                NativeStream stream = memory.createStream()) {
             for (long size : sizes) {
-                Row row = measure(memory, roundToFloats(size), result);
+                Row row = measure(memory, roundToElements(size), result, stream);
                 rows.add(row);
                 if (!row.check().equals("ok")) {
                     verdict = row.check();
@@ -81,39 +93,101 @@ final class AllReduceDemo {
         }
     }
 
-    private Row measure(SymmetricMemory memory, long bytes, ByteBuffer result) {
-        int count = (int) (bytes / Float.BYTES);
-        float[][] inputs = new float[world][];
+    /** Inputs of every rank as float64 (after rounding to dtype) and this rank's raw input. */
+    private record Inputs(double[][] values, float[] mineF32, short[] mine16) {
+    }
+
+    private Inputs inputs(long bytes, int count) {
+        double[][] values = new double[world][count];
+        float[] mineF32 = null;
+        short[] mine16 = null;
         for (int r = 0; r < world; r++) {
-            inputs[r] = input(r, bytes, count);
+            float[] raw = input(r, bytes, count);
+            short[] rounded = dtype == DType.FLOAT32 ? null : new short[count];
+            for (int i = 0; i < count; i++) {
+                switch (dtype) {
+                    case FLOAT32 -> values[r][i] = raw[i];
+                    case BFLOAT16 -> {
+                        rounded[i] = HalfFloats.toBf16(raw[i]);
+                        values[r][i] = HalfFloats.fromBf16(rounded[i]);
+                    }
+                    case FLOAT16 -> {
+                        rounded[i] = HalfFloats.toFp16(raw[i]);
+                        values[r][i] = HalfFloats.fromFp16(rounded[i]);
+                    }
+                }
+            }
+            if (r == rank) {
+                mineF32 = raw;
+                mine16 = rounded;
+            }
         }
-        memory.local().asFloatBuffer().put(inputs[rank]);
-        AllReduce.sumFloat32(memory, count, result);
-        String check = verify(result, inputs, count);
+        return new Inputs(values, mineF32, mine16);
+    }
+
+    private void load(SymmetricMemory memory, Inputs in) {
+        if (dtype == DType.FLOAT32) {
+            memory.copyFrom(in.mineF32(), 0);
+        } else {
+            memory.copyFrom(in.mine16(), 0);
+        }
+    }
+
+    private Row measure(SymmetricMemory memory, long bytes, LocalBuffer result, NativeStream stream) {
+        int count = (int) (bytes / dtype.bytes());
+        Inputs in = inputs(bytes, count);
+        load(memory, in);
+        reduce(memory, count, result, stream);
+        memory.synchronize(stream);
+        ByteBuffer got = readBack(result, bytes);
+        String check = verify(got, in.values(), count);
         // Warm-up runs (JIT, page faults, peers still arriving), then probe runs that decide how
         // many timed runs fill minTimeMs; ranks take the largest count so that every rank runs the
-        // same number of collectives.
+        // same number of collectives. Runs are enqueued back to back, then synchronised (cuda).
         for (int i = 0; i < WARMUP_RUNS; i++) {
-            AllReduce.sumFloat32(memory, count, result);
+            reduce(memory, count, result, stream);
         }
+        memory.synchronize(stream);
         long start = System.nanoTime();
         for (int i = 0; i < PROBE_RUNS; i++) {
-            AllReduce.sumFloat32(memory, count, result);
+            reduce(memory, count, result, stream);
         }
+        memory.synchronize(stream);
         double probeMicros = (System.nanoTime() - start) / 1e3 / PROBE_RUNS;
         long iterations = Math.max(10, (long) (minTimeMs * 1e3 / Math.max(probeMicros, 0.1)));
         iterations = gatherLongs(iterations).stream().mapToLong(Long::longValue).max().orElseThrow();
+        memory.barrier(1);
         start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
-            AllReduce.sumFloat32(memory, count, result);
+            reduce(memory, count, result, stream);
         }
+        memory.synchronize(stream);
         double micros = (System.nanoTime() - start) / 1e3 / iterations;
+        // The timed runs reduced their own results (two-shot also uses the buffer as scratch):
+        // reload the inputs and check once more.
+        memory.barrier(1);
+        load(memory, in);
+        reduce(memory, count, result, stream);
+        memory.synchronize(stream);
+        got = readBack(result, bytes);
         if (check.equals("ok")) {
-            check = verify(result, inputs, count);
+            check = verify(got, in.values(), count);
         }
+        memory.barrier(1);
         double slowest = gatherStrings(Double.toString(micros)).stream().mapToDouble(Double::parseDouble).max().orElseThrow();
-        String agreement = sameOnEveryRank(result, count);
-        return new Row(bytes, iterations, slowest, check.equals("ok") ? agreement : check);
+        String agreement = sameOnEveryRank(got);
+        String used = algo == Algorithm.AUTO ? "auto=" + AllReduce.autoAlgorithm(memory, dtype, count, false).id() : algo.id();
+        return new Row(bytes, iterations, slowest, used, check.equals("ok") ? agreement : check);
+    }
+
+    private void reduce(SymmetricMemory memory, int count, LocalBuffer result, NativeStream stream) {
+        AllReduce.run(memory, algo, dtype, ReduceOp.SUM, count, result, stream, timeout);
+    }
+
+    private static ByteBuffer readBack(LocalBuffer result, long bytes) {
+        ByteBuffer got = ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
+        result.copyTo(got, 0);
+        return got.flip();
     }
 
     /** Rank r's input for one size: uniform in [-1, 1), reproducible on every rank. */
@@ -126,27 +200,39 @@ final class AllReduceDemo {
         return values;
     }
 
-    private static String verify(ByteBuffer result, float[][] inputs, int count) {
-        FloatBuffer got = result.duplicate().order(ByteOrder.nativeOrder()).clear().asFloatBuffer();
+    private String verify(ByteBuffer result, double[][] inputs, int count) {
         for (int i = 0; i < count; i++) {
             double reference = 0;
             double magnitude = 0;
-            for (float[] input : inputs) {
+            for (double[] input : inputs) {
                 reference += input[i];
                 magnitude += Math.abs(input[i]);
             }
-            // float32 rounding of a sum of n terms stays within n ulps of the total magnitude.
+            // fp32 accumulation of n terms stays within n ulps of the total magnitude; bf16/fp16
+            // results are then rounded once more (half an ulp; one allowed).
             double tolerance = inputs.length * Math.ulp((float) magnitude) + 1e-30;
-            if (Math.abs(got.get(i) - reference) > tolerance) {
-                return "element " + i + " of " + count + " is " + got.get(i) + ", expected " + reference;
+            double got;
+            switch (dtype) {
+                case BFLOAT16 -> {
+                    got = HalfFloats.fromBf16(result.getShort(i * 2));
+                    tolerance += HalfFloats.ulpBf16(reference);
+                }
+                case FLOAT16 -> {
+                    got = HalfFloats.fromFp16(result.getShort(i * 2));
+                    tolerance += HalfFloats.ulpFp16(reference);
+                }
+                default -> got = result.getFloat(i * 4);
+            }
+            if (!(Math.abs(got - reference) <= tolerance)) {
+                return "element " + i + " of " + count + " is " + got + ", expected " + reference;
             }
         }
         return "ok";
     }
 
-    private String sameOnEveryRank(ByteBuffer result, int count) {
+    private String sameOnEveryRank(ByteBuffer result) {
         CRC32 crc = new CRC32();
-        crc.update(result.duplicate().clear().limit(count * Float.BYTES));
+        crc.update(result.duplicate());
         List<String> sums = gatherStrings(Long.toHexString(crc.getValue()));
         return sums.stream().distinct().count() == 1 ? "ok" : "ranks disagree on the result: checksums " + sums;
     }
@@ -161,8 +247,8 @@ final class AllReduceDemo {
         return gatherStrings(Long.toString(value)).stream().map(Long::parseLong).toList();
     }
 
-    private static long roundToFloats(long bytes) {
-        return Math.max(Float.BYTES, bytes / Float.BYTES * Float.BYTES);
+    private long roundToElements(long bytes) {
+        return Math.max(dtype.bytes(), bytes / dtype.bytes() * dtype.bytes());
     }
 
     private static String failedRanks(List<String> verdicts) {
@@ -176,14 +262,16 @@ final class AllReduceDemo {
     }
 
     private void printTable(List<Row> rows) {
-        out.printf("symmem all-reduce: one-shot, float32 sum, %d ranks, backend %s (%s)%n", world,
+        out.printf("symmem all-reduce: %s, %s sum, %d ranks, backend %s (%s); time per op from Java (System.nanoTime"
+                + " around back-to-back launches + synchronize)%n", algo.id(), dtype.shortName(), world,
                 runtime.backend().name(), runtime.backend().deviceName());
-        out.printf("%10s %9s %12s %12s %12s  %s%n", "size", "runs", "latency us", "algbw GB/s", "busbw GB/s", "check");
+        out.printf("%10s %9s %12s %12s %12s %14s  %s%n", "size", "runs", "latency us", "algbw GB/s", "busbw GB/s",
+                "algorithm", "check");
         for (Row row : rows) {
             double algbw = row.bytes() / (row.micros() * 1e-6) / 1e9;
             double busbw = algbw * 2.0 * (world - 1) / world;
-            out.printf("%10s %9d %12.1f %12.2f %12.2f  %s%n", ByteSizeConverter.format(row.bytes()), row.iterations(),
-                    row.micros(), algbw, busbw, row.check());
+            out.printf("%10s %9d %12.1f %12.2f %12.2f %14s  %s%n", ByteSizeConverter.format(row.bytes()), row.iterations(),
+                    row.micros(), algbw, busbw, row.algorithm(), row.check());
         }
     }
 }

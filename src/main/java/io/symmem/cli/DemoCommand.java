@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "demo", description = "Allocates a symmetric buffer, all-reduces random data, checks it and prints a table. Run one per rank (symmem launch -n 4 demo).")
+@Command(name = "demo", description = "Allocates a symmetric buffer, all-reduces random data (copied in from Java arrays), checks the result against a float64 reference and prints a table. Run one per rank (symmem launch -n 4 demo; SYMMEM_BACKEND=cuda for GPUs).")
 public class DemoCommand implements Callable<Integer> {
     @Inject
     RankRuntime runtime;
@@ -19,16 +19,31 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--min-time-ms", defaultValue = "200", description = "Timed runs per size last at least this long (default ${DEFAULT-VALUE}).")
     int minTimeMs;
 
+    @Option(names = "--dtype", defaultValue = "fp32", description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}; the host backend supports fp32).")
+    String dtype;
+
+    @Option(names = "--algo", defaultValue = "auto", description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
+    String algo;
+
     @Option(names = "--bytes-of-rank", description = "Testing aid: rank R allocates N bytes instead (R=N), to see the size check fail.")
     java.util.Map<Integer, Long> bytesOfRank = java.util.Map.of();
 
     @Override
     public Integer call() {
         int rank = runtime.config().rank();
+        io.symmem.collective.DType type;
+        io.symmem.collective.Algorithm algorithm;
+        try {
+            type = io.symmem.collective.DType.parse(dtype);
+            algorithm = io.symmem.collective.Algorithm.parse(algo);
+        } catch (IllegalArgumentException e) {
+            System.err.println("symmem demo: " + e.getMessage());
+            return SymmemMain.EXIT_CONFIG;
+        }
         try {
             runtime.start();
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
-            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, System.out).run();
+            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, type, algorithm, System.out).run();
             return 0;
         } catch (RuntimeException e) {
             System.err.println("symmem demo: rank " + rank + " FAILED: " + e.getMessage());

@@ -25,8 +25,7 @@ public class SymmemMain implements QuarkusApplication {
     CommandLine.IFactory factory;
 
     public static void main(String... args) {
-        String command = args.length == 0 ? "" : args[0];
-        if (RANK_COMMANDS.contains(command)) {
+        if (isRankCommand(args)) {
             try {
                 SymmemConfigLoader.fromProcess();
             } catch (InvalidConfigurationException e) {
@@ -39,9 +38,19 @@ public class SymmemMain implements QuarkusApplication {
         Quarkus.run(SymmemMain.class, args);
     }
 
+    /** serve, demo and `bench allreduce` run as ranks. */
+    static boolean isRankCommand(String... args) {
+        String command = args.length == 0 ? "" : args[0];
+        return RANK_COMMANDS.contains(command)
+                || (command.equals("bench") && args.length > 1 && args[1].equals("allreduce"));
+    }
+
     @Override
     public int run(String... args) {
         CommandLine commandLine = new CommandLine(new SymmemCommand(), factory);
+        // `bench allreduce` lives beside the bench commands, registered here.
+        commandLine.getSubcommands().get("bench").addSubcommand("allreduce",
+                new CommandLine(AllReduceBenchCommand.class, factory));
         // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
         commandLine.getSubcommands().get("launch").setStopAtPositional(true);
         return commandLine.execute(args);

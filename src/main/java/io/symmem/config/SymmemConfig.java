@@ -45,6 +45,19 @@ public interface SymmemConfig {
     @WithDefault("auto")
     Backend backend();
 
+    /**
+     * Several ranks may share one GPU (SYMMEM_ALLOW_OVERLAPPING_DEVICES): cuda then uses device
+     * LOCAL_RANK % device count, and the native import accepts two ranks on one GPU.
+     */
+    @WithName("allow-overlapping-devices")
+    @WithDefault("false")
+    boolean allowOverlappingDevices();
+
+    /** NVLink multicast is reported as disabled (SYMMEM_DISABLE_MULTICAST); the native core reads it too. */
+    @WithName("disable-multicast")
+    @WithDefault("false")
+    boolean disableMulticast();
+
     Timeouts timeout();
 
     Http http();

@@ -1,6 +1,8 @@
 package io.symmem.memory;
 
+import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBuffer;
+import io.symmem.nativ.NativeStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 
@@ -8,6 +10,10 @@ import java.time.Duration;
  * A symmetric buffer after rendezvous: this rank's memory, every peer's memory mapped into this
  * process, and a signal pad per rank. Same size on every rank of {@link #group()}.
  * Close it on every rank (free unmaps the peers and releases the local memory).
+ * <p>
+ * Data moves in and out with {@code copyFrom}/{@code copyTo} on both backends (host arrays, direct
+ * or heap buffers; offsets in bytes). The {@link #local()}/{@link #peer(int)} views exist on the host
+ * backend only: GPU memory has no host view.
  */
 public final class SymmetricMemory implements AutoCloseable {
     private final NativeBuffer buffer;
@@ -15,6 +21,7 @@ public final class SymmetricMemory implements AutoCloseable {
     private final int rank;
     private final int worldSize;
     private final Duration defaultTimeout;
+    private LocalBuffer scratch;
 
     SymmetricMemory(NativeBuffer buffer, String group, int rank, int worldSize, Duration defaultTimeout) {
         this.buffer = buffer;
@@ -40,7 +47,12 @@ public final class SymmetricMemory implements AutoCloseable {
         return buffer.size();
     }
 
-    /** This rank's buffer, native byte order. */
+    /** True when the buffer is in GPU memory (cuda backend). */
+    public boolean isDevice() {
+        return buffer.isDevice();
+    }
+
+    /** This rank's buffer, native byte order. Host backend only (cuda: use copyFrom/copyTo). */
     public ByteBuffer local() {
         return buffer.view(rank);
     }
@@ -49,6 +61,78 @@ public final class SymmetricMemory implements AutoCloseable {
     public ByteBuffer peer(int peer) {
         checkRank("peer", peer);
         return buffer.view(peer);
+    }
+
+    // ---- host <-> buffer copies (this rank's buffer; offsets in bytes) ------------------------
+
+    public void copyFrom(float[] src, long offsetBytes) {
+        copyFrom(src, 0, src.length, offsetBytes);
+    }
+
+    public void copyFrom(float[] src, int from, int length, long offsetBytes) {
+        buffer.copyIn(NativeBuffer.SELF, offsetBytes, src, from, length);
+    }
+
+    public void copyTo(float[] dst, long offsetBytes) {
+        copyTo(dst, 0, dst.length, offsetBytes);
+    }
+
+    public void copyTo(float[] dst, int from, int length, long offsetBytes) {
+        buffer.copyOut(NativeBuffer.SELF, offsetBytes, dst, from, length);
+    }
+
+    /** bf16/fp16 elements as raw 16-bit values. */
+    public void copyFrom(short[] src, long offsetBytes) {
+        buffer.copyIn(NativeBuffer.SELF, offsetBytes, src, 0, src.length);
+    }
+
+    public void copyTo(short[] dst, long offsetBytes) {
+        buffer.copyOut(NativeBuffer.SELF, offsetBytes, dst, 0, dst.length);
+    }
+
+    /** Copies src's remaining bytes to {@code offsetBytes}; src's position advances. */
+    public void copyFrom(ByteBuffer src, long offsetBytes) {
+        buffer.copyIn(NativeBuffer.SELF, offsetBytes, src);
+    }
+
+    /** Fills dst's remaining bytes from {@code offsetBytes}; dst's position advances. */
+    public void copyTo(ByteBuffer dst, long offsetBytes) {
+        buffer.copyOut(NativeBuffer.SELF, offsetBytes, dst);
+    }
+
+    /** Reads rank {@code peer}'s buffer (mapped here) from {@code offsetBytes} into dst's remaining bytes. */
+    public void copyFromPeer(int peer, long offsetBytes, ByteBuffer dst) {
+        checkRank("peer", peer);
+        buffer.copyOut(peer, offsetBytes, dst);
+    }
+
+    /** Local memory of this buffer's device, for out-of-place results; close it when done. */
+    public LocalBuffer allocateLocal(long bytes) {
+        return buffer.backend().allocateLocal(bytes);
+    }
+
+    /** A new stream of this buffer's device (on host: the default stream; calls are synchronous). */
+    public NativeStream createStream() {
+        return buffer.backend().createStream();
+    }
+
+    /** Waits for {@code stream} (null = default) and reports a device-side timeout of this buffer. */
+    public void synchronize(NativeStream stream) {
+        buffer.synchronize(stream);
+    }
+
+    /**
+     * Device scratch of at least {@code bytes} owned by this memory (grown on demand, freed by
+     * close): used by {@code AllReduce.sumFloat32} on cuda.
+     */
+    public synchronized LocalBuffer scratch(long bytes) {
+        if (scratch == null || scratch.size() < bytes) {
+            if (scratch != null) {
+                scratch.close();
+            }
+            scratch = allocateLocal(bytes);
+        }
+        return scratch;
     }
 
     /** Every rank of the group reaches this barrier on {@code channel}, or it fails naming who did not. */
@@ -89,7 +173,11 @@ public final class SymmetricMemory implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (scratch != null) {
+            scratch.close();
+            scratch = null;
+        }
         buffer.close();
     }
 }

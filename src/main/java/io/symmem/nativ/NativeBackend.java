@@ -39,9 +39,31 @@ public final class NativeBackend implements AutoCloseable {
         return deviceCount;
     }
 
+    /** True for the cuda backend: buffers live in GPU memory, without a host view. */
+    public boolean isDevice() {
+        return "cuda".equals(name);
+    }
+
     /** Allocates this rank's part of a symmetric buffer (not yet mapped to peers). */
     public NativeBuffer allocate(long sizeBytes) {
-        return new NativeBuffer(open(), sizeBytes);
+        return new NativeBuffer(this, sizeBytes);
+    }
+
+    /**
+     * Local (non-symmetric) memory of this backend's device, zero-filled: the place for
+     * out-of-place results. Closing the backend frees it too.
+     */
+    public LocalBuffer allocateLocal(long bytes) {
+        return new LocalBuffer(this, bytes);
+    }
+
+    /** A new stream of this backend's device (non-blocking CUDA stream; the default one on host). */
+    public NativeStream createStream() {
+        return new NativeStream(this);
+    }
+
+    synchronized boolean isOpen() {
+        return handle != null;
     }
 
     SymmemLibrary.BackendHandle open() {

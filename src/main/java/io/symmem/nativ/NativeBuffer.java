@@ -3,24 +3,39 @@ package io.symmem.nativ;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.Pointer;
 
 /**
  * One rank's symmetric buffer in libsymmem: local memory plus a signal pad, and after
- * {@link #importPeers} every peer's buffer mapped into this process.
+ * {@link #importPeers} every peer's buffer mapped into this process. On the cuda backend the memory
+ * is on the GPU: it has no host view, data moves with {@code copyIn}/{@code copyOut}.
  */
 public final class NativeBuffer implements AutoCloseable {
+    /** The own rank, before and after import (SYMMEM_RANK_SELF). */
+    public static final int SELF = SymmemLibrary.SYMMEM_RANK_SELF;
     private SymmemLibrary.BufferHandle handle = new SymmemLibrary.BufferHandle();
+    private final NativeBackend backend;
     private final long size;
 
-    NativeBuffer(SymmemLibrary.BackendHandle backend, long sizeBytes) {
-        Status.check(SymmemLibrary.symmem_buffer_alloc(backend, sizeBytes, handle), "symmem_buffer_alloc");
+    NativeBuffer(NativeBackend backend, long sizeBytes) {
+        this.backend = backend;
+        Status.check(SymmemLibrary.symmem_buffer_alloc(backend.open(), sizeBytes, handle), "symmem_buffer_alloc");
         this.size = sizeBytes;
     }
 
     public long size() {
         return size;
+    }
+
+    public NativeBackend backend() {
+        return backend;
+    }
+
+    /** True when the memory is on a GPU (cuda backend). */
+    public boolean isDevice() {
+        return backend.isDevice();
     }
 
     /** The fd sharing this rank's allocation; owned by the buffer. */
@@ -44,8 +59,15 @@ public final class NativeBuffer implements AutoCloseable {
         return SymmemLibrary.symmem_buffer_world(open());
     }
 
-    /** Rank r's buffer as a direct, native-order view (peers' only after import). */
+    /**
+     * Rank r's buffer as a direct, native-order view (peers' only after import). Host backend only:
+     * device memory has no host view.
+     */
     public ByteBuffer view(int r) {
+        if (isDevice()) {
+            throw new NativeException.Unsupported("the symmetric buffer is in GPU memory (cuda device "
+                    + backend.device() + "): device memory has no host view; use copyFrom/copyTo");
+        }
         Pointer p = SymmemLibrary.symmem_buffer_ptr(open(), r);
         if (p == null || p.isNull()) {
             throw new NativeException.InvalidArgument("no mapping of rank " + r + "'s buffer (world " + safeWorld()
@@ -53,6 +75,44 @@ public final class NativeBuffer implements AutoCloseable {
         }
         return p.capacity(size).asByteBuffer().order(ByteOrder.nativeOrder());
     }
+
+    // ---- host <-> buffer copies (rank r: SELF or, after import, any rank) ----------------------
+
+    public void copyIn(int r, long offsetBytes, float[] src, int from, int length) {
+        HostCopies.in(src, from, length, offsetBytes, (p, o, n) -> rawIn(r, o, p, n), "copyFrom(float[])");
+    }
+
+    public void copyOut(int r, long offsetBytes, float[] dst, int from, int length) {
+        HostCopies.out(dst, from, length, offsetBytes, (p, o, n) -> rawOut(r, o, p, n), "copyTo(float[])");
+    }
+
+    public void copyIn(int r, long offsetBytes, short[] src, int from, int length) {
+        HostCopies.in(src, from, length, offsetBytes, (p, o, n) -> rawIn(r, o, p, n), "copyFrom(short[])");
+    }
+
+    public void copyOut(int r, long offsetBytes, short[] dst, int from, int length) {
+        HostCopies.out(dst, from, length, offsetBytes, (p, o, n) -> rawOut(r, o, p, n), "copyTo(short[])");
+    }
+
+    /** Copies src's remaining bytes; its position advances. */
+    public void copyIn(int r, long offsetBytes, ByteBuffer src) {
+        HostCopies.in(src, offsetBytes, (p, o, n) -> rawIn(r, o, p, n), "copyFrom(ByteBuffer)");
+    }
+
+    /** Fills dst's remaining bytes; its position advances. */
+    public void copyOut(int r, long offsetBytes, ByteBuffer dst) {
+        HostCopies.out(dst, offsetBytes, (p, o, n) -> rawOut(r, o, p, n), "copyTo(ByteBuffer)");
+    }
+
+    private int rawIn(int r, long offset, BytePointer host, long bytes) {
+        return SymmemLibrary.symmem_buffer_copy_in(open(), r, offset, host, bytes);
+    }
+
+    private int rawOut(int r, long offset, BytePointer host, long bytes) {
+        return SymmemLibrary.symmem_buffer_copy_out(open(), r, offset, host, bytes);
+    }
+
+    // ---- synchronisation ---------------------------------------------------------------------
 
     public void putSignal(int peer, int channel, Duration timeout) {
         Status.check(SymmemLibrary.symmem_put_signal(open(), peer, channel, Status.millis(timeout)), "symmem_put_signal");
@@ -66,9 +126,49 @@ public final class NativeBuffer implements AutoCloseable {
         Status.check(SymmemLibrary.symmem_barrier(open(), channel, Status.millis(timeout)), "symmem_barrier");
     }
 
+    public void putSignal(int peer, int channel, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_put_signal_on_stream(open(), peer, channel, NativeStream.pointer(stream),
+                Status.millis(timeout)), "symmem_put_signal_on_stream");
+    }
+
+    public void waitSignal(int peer, int channel, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_wait_signal_on_stream(open(), peer, channel, NativeStream.pointer(stream),
+                Status.millis(timeout)), "symmem_wait_signal_on_stream");
+    }
+
+    public void barrier(int channel, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_barrier_on_stream(open(), channel, NativeStream.pointer(stream),
+                Status.millis(timeout)), "symmem_barrier_on_stream");
+    }
+
+    /** Fills {@code count} uint32 words at {@code offsetBytes} of rank r's data with {@code value}. */
+    public void memset32(int r, long offsetBytes, int value, long count, NativeStream stream) {
+        Status.check(SymmemLibrary.symmem_memset32(open(), r, offsetBytes, value, count, NativeStream.pointer(stream)),
+                "symmem_memset32");
+    }
+
+    /** One 32-bit write at {@code offsetBytes} of rank r's data, ordered on the stream. */
+    public void writeValue32(int r, long offsetBytes, int value, NativeStream stream) {
+        Status.check(SymmemLibrary.symmem_stream_write_value32(open(), r, offsetBytes, value,
+                NativeStream.pointer(stream)), "symmem_stream_write_value32");
+    }
+
+    /** Waits for the stream (null = default), then reports a device-side timeout of this buffer. */
+    public void synchronize(NativeStream stream) {
+        Status.check(SymmemLibrary.symmem_stream_synchronize(open(), NativeStream.pointer(stream)),
+                "symmem_stream_synchronize");
+    }
+
+    /** Reports (and clears) a device-side error of completed work, without waiting. */
+    public void check() {
+        Status.check(SymmemLibrary.symmem_cuda_check(open()), "symmem_cuda_check");
+    }
+
+    // ---- collectives (dtype/op/algo: the symmem.h enum values) --------------------------------
+
     /**
      * One-shot float32 sum of {@code count} elements at offset 0 of every rank's buffer into
-     * {@code out}, a direct buffer outside the symmetric one.
+     * {@code out}, a direct buffer outside the symmetric one. Host backend only (out is host memory).
      */
     public void allReduceSumFloat32(long count, ByteBuffer out, int channel, Duration timeout) {
         if (!out.isDirect()) {
@@ -78,9 +178,68 @@ public final class NativeBuffer implements AutoCloseable {
             throw new NativeException.InvalidArgument("all-reduce output holds " + out.capacity() + " bytes, "
                     + count + " float32 elements need " + count * Float.BYTES);
         }
+        if (isDevice()) {
+            throw new NativeException.Unsupported("allReduceSumFloat32 into a host ByteBuffer needs the host backend;"
+                    + " on cuda use AllReduce.sumFloat32 (it reduces into device memory and copies back)");
+        }
         Status.check(SymmemLibrary.symmem_all_reduce_one_shot(open(), SymmemLibrary.SYMMEM_FLOAT32,
                 SymmemLibrary.SYMMEM_SUM, count, new Pointer(out), channel, Status.millis(timeout)),
                 "symmem_all_reduce_one_shot");
+    }
+
+    public void allReduce(int algo, int dtype, int op, long count, LocalBuffer out, NativeStream stream,
+            Duration timeout) {
+        Status.check(SymmemLibrary.symmem_all_reduce(open(), algo, dtype, op, count, outPointer(out),
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_reduce");
+    }
+
+    public void allGather(int dtype, long count, LocalBuffer out, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_all_gather(open(), dtype, count, outPointer(out),
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_gather");
+    }
+
+    public void reduceScatter(int dtype, int op, long count, LocalBuffer out, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_reduce_scatter(open(), dtype, op, count, outPointer(out),
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_reduce_scatter");
+    }
+
+    /** The concrete algorithm (1 one-shot, 2 two-shot) AUTO picks for this all-reduce here. */
+    public int autoAlgorithm(int dtype, long count, boolean inPlace) {
+        try (IntPointer out = new IntPointer(1)) {
+            Status.check(SymmemLibrary.symmem_all_reduce_auto_algo(open(), dtype, count, inPlace ? 1 : 0, out),
+                    "symmem_all_reduce_auto_algo");
+            return out.get();
+        }
+    }
+
+    /** Largest input ONE_SHOT reduces in place on this buffer (0 = never). */
+    public long oneShotInPlaceMaxBytes() {
+        return SymmemLibrary.symmem_one_shot_in_place_max_bytes(open());
+    }
+
+    /** Rank r's GPU UUID (16 bytes); Unsupported on the host backend. */
+    public byte[] deviceUuid(int r) {
+        try (BytePointer out = new BytePointer(16)) {
+            Status.check(SymmemLibrary.symmem_buffer_device_uuid(open(), r, out), "symmem_buffer_device_uuid");
+            byte[] uuid = new byte[16];
+            out.get(uuid);
+            return uuid;
+        }
+    }
+
+    public static long dtypeSize(int dtype) {
+        return SymmemLibrary.symmem_dtype_size(dtype);
+    }
+
+    private Pointer outPointer(LocalBuffer out) {
+        if (out == null) {
+            return null;
+        }
+        if (out.backend() != backend) {
+            throw new NativeException.InvalidArgument("out is a local buffer of another backend ("
+                    + out.backend().name() + "); allocate it from this buffer's backend");
+        }
+        return out.open();
     }
 
     private int safeWorld() {

@@ -4,6 +4,10 @@ import org.bytedeco.javacpp.IntPointer;
 
 /** Library-wide facts of libsymmem: version, build features, devices. */
 public final class NativeCore {
+    static {
+        SymmemLibrary.ensureLoaded();
+    }
+
     private NativeCore() {
     }
 

@@ -26,10 +26,31 @@ final class SymmemLibrary {
     private SymmemLibrary() {
     }
 
+    /**
+     * Loads the JNI library (this class's initialiser) before any JavaCPP Pointer is allocated:
+     * IntPointer/BytePointer natives live in the same library.
+     */
+    static void ensureLoaded() {
+        // class initialisation has run Loader.load()
+    }
+
     static final int SYMMEM_MAX_WORLD = 64;
     static final int SYMMEM_SIGNAL_CHANNELS = 32;
     static final int SYMMEM_FLOAT32 = 0;
+    static final int SYMMEM_BFLOAT16 = 1;
+    static final int SYMMEM_FLOAT16 = 2;
     static final int SYMMEM_SUM = 0;
+    static final int SYMMEM_AVG = 1;
+    static final int SYMMEM_MAX = 2;
+    static final int SYMMEM_MIN = 3;
+    static final int SYMMEM_ALGO_AUTO = 0;
+    static final int SYMMEM_ALGO_ONE_SHOT = 1;
+    static final int SYMMEM_ALGO_TWO_SHOT = 2;
+    static final int SYMMEM_RANK_SELF = -1;
+    static final int SYMMEM_TOPOLOGY_MAX_DEVICES = 16;
+    static final int SYMMEM_MULTICAST_UNSUPPORTED = 0;
+    static final int SYMMEM_MULTICAST_SUPPORTED = 1;
+    static final int SYMMEM_MULTICAST_DISABLED = 2;
 
     @Opaque
     @Name("symmem_channel")
@@ -82,6 +103,51 @@ final class SymmemLibrary {
         @MemberGetter
         @Name("device_count")
         native int deviceCount();
+    }
+
+    @Name("symmem_topology")
+    static class Topology extends Pointer {
+        static {
+            Loader.load();
+        }
+
+        Topology() {
+            allocate();
+        }
+
+        private native void allocate();
+
+        @MemberGetter
+        @Name("device_count")
+        native int deviceCount();
+
+        @MemberGetter
+        @Name("can_access_peer")
+        native int canAccessPeer(int i, int j);
+
+        @MemberGetter
+        @Name("performance_rank")
+        native int performanceRank(int i, int j);
+
+        @MemberGetter
+        @Name("native_atomics")
+        native int nativeAtomics(int i, int j);
+
+        @MemberGetter
+        @Name("multicast")
+        native int multicast(int i);
+
+        @MemberGetter
+        @Name("vmm_supported")
+        native int vmmSupported(int i);
+
+        @MemberGetter
+        @Name("uuid")
+        native @Cast("uint8_t") byte uuid(int i, int j);
+
+        @MemberGetter
+        @Name("name")
+        native @Cast("char*") BytePointer name(int i);
     }
 
     // library
@@ -153,4 +219,67 @@ final class SymmemLibrary {
     // collectives
     static native int symmem_all_reduce_one_shot(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
             @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count, Pointer out, int channel, int timeoutMs);
+
+    // ABI-1 additions: streams, memset/write, synchronisation, collectives with dtype/op/algo
+    static native @Cast("size_t") long symmem_dtype_size(@Cast("symmem_dtype") int dtype);
+
+    static native int symmem_put_signal_on_stream(BufferHandle buffer, int peer, int channel, Pointer stream,
+            int timeoutMs);
+
+    static native int symmem_wait_signal_on_stream(BufferHandle buffer, int peer, int channel, Pointer stream,
+            int timeoutMs);
+
+    static native int symmem_barrier_on_stream(BufferHandle buffer, int channel, Pointer stream, int timeoutMs);
+
+    static native int symmem_memset32(BufferHandle buffer, int r, @Cast("uint64_t") long offsetBytes,
+            @Cast("uint32_t") int value, @Cast("uint64_t") long count, Pointer stream);
+
+    static native int symmem_stream_write_value32(BufferHandle buffer, int r, @Cast("uint64_t") long offsetBytes,
+            @Cast("uint32_t") int value, Pointer stream);
+
+    static native int symmem_stream_synchronize(BufferHandle buffer, Pointer stream);
+
+    static native int symmem_cuda_check(BufferHandle buffer);
+
+    static native int symmem_all_reduce(BufferHandle buffer, @Cast("symmem_algo") int algo,
+            @Cast("symmem_dtype") int dtype, @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count,
+            Pointer out, Pointer stream, int timeoutMs);
+
+    static native int symmem_all_gather(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("uint64_t") long count, Pointer out, Pointer stream, int timeoutMs);
+
+    static native int symmem_reduce_scatter(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count, Pointer out, Pointer stream,
+            int timeoutMs);
+
+    static native int symmem_all_reduce_auto_algo(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("uint64_t") long count, int inPlace, @Cast("symmem_algo*") IntPointer outAlgo);
+
+    static native @Cast("uint64_t") long symmem_one_shot_in_place_max_bytes(BufferHandle buffer);
+
+    static native int symmem_buffer_device_uuid(BufferHandle buffer, int r, @Cast("uint8_t*") BytePointer outUuid);
+
+    static native int symmem_cuda_topology(Topology out);
+
+    // data movement, local memory, streams
+    static native int symmem_buffer_copy_in(BufferHandle buffer, int r, @Cast("uint64_t") long offset,
+            @Cast("const void*") Pointer src, @Cast("uint64_t") long bytes);
+
+    static native int symmem_buffer_copy_out(BufferHandle buffer, int r, @Cast("uint64_t") long offset,
+            Pointer dst, @Cast("uint64_t") long bytes);
+
+    static native int symmem_local_alloc(BackendHandle backend, @Cast("uint64_t") long bytes,
+            @Cast("void**") PointerPointer<?> out);
+
+    static native int symmem_local_free(BackendHandle backend, Pointer local);
+
+    static native int symmem_local_copy_in(BackendHandle backend, Pointer local, @Cast("uint64_t") long offset,
+            @Cast("const void*") Pointer src, @Cast("uint64_t") long bytes);
+
+    static native int symmem_local_copy_out(BackendHandle backend, @Cast("const void*") Pointer local,
+            @Cast("uint64_t") long offset, Pointer dst, @Cast("uint64_t") long bytes);
+
+    static native int symmem_stream_create(BackendHandle backend, @Cast("void**") PointerPointer<?> outStream);
+
+    static native int symmem_stream_destroy(BackendHandle backend, Pointer stream);
 }

@@ -2,18 +2,92 @@ package io.symmem.service;
 
 import io.symmem.config.Backend;
 import io.symmem.nativ.NativeBackend;
+import io.symmem.nativ.NativeCore;
+import io.symmem.nativ.NativeException;
+import io.symmem.nativ.NativeTopology;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Opens the native backend SYMMEM_BACKEND asks for. */
+/**
+ * Opens the native backend SYMMEM_BACKEND asks for. cuda: device LOCAL_RANK (or LOCAL_RANK % device
+ * count with SYMMEM_ALLOW_OVERLAPPING_DEVICES). auto: decided after the world rendezvous from every
+ * rank's published candidate device, so that all ranks agree: cuda if every rank has one, else host.
+ */
 final class BackendSelector {
     private BackendSelector() {
     }
 
-    static NativeBackend open(Backend requested, int localRank) {
-        return switch (requested) {
-            // auto stays on host until the CUDA backend can hold symmetric buffers (the CUDA issue);
-            // then it becomes "cuda when every rank has a GPU".
-            case AUTO, HOST -> new NativeBackend("host", -1);
-            case CUDA -> new NativeBackend("cuda", localRank);
-        };
+    /** The CUDA device this rank would use under auto, or -1; and how many devices it sees. */
+    record CudaCandidate(int deviceCount, int device, String deviceName) {
+    }
+
+    static CudaCandidate candidate(int localRank, boolean allowOverlapping) {
+        int count = NativeCore.cudaDeviceCount();
+        int device = deviceFor(localRank, count, allowOverlapping);
+        String name = null;
+        if (device >= 0) {
+            try {
+                NativeTopology topology = NativeTopology.query();
+                name = device < topology.devices().size() ? topology.devices().get(device).name() : null;
+            } catch (RuntimeException e) {
+                name = null;
+            }
+        }
+        return new CudaCandidate(count, device, name);
+    }
+
+    /** LOCAL_RANK's device among {@code count}, or -1 when there is none for it. */
+    static int deviceFor(int localRank, int count, boolean allowOverlapping) {
+        if (count <= 0) {
+            return -1;
+        }
+        if (localRank < count) {
+            return localRank;
+        }
+        return allowOverlapping ? localRank % count : -1;
+    }
+
+    /** host or cuda as asked; auto is not decided here (see {@link #autoFallbackReason}). */
+    static NativeBackend openExplicit(Backend requested, int localRank, boolean allowOverlapping) {
+        if (requested == Backend.HOST) {
+            return new NativeBackend("host", -1);
+        }
+        if (requested != Backend.CUDA) {
+            throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");
+        }
+        int count = NativeCore.cudaDeviceCount();
+        int device = localRank;
+        if (count > 0 && localRank >= count) {
+            if (!allowOverlapping) {
+                throw new IllegalStateException("SYMMEM_BACKEND=cuda: LOCAL_RANK " + localRank + " has no GPU of its own: "
+                        + "this process sees " + count + " CUDA device(s) (0.." + (count - 1) + "); run at most " + count
+                        + " ranks on this machine, or set SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 to share GPUs (device LOCAL_RANK % "
+                        + count + ")");
+            }
+            device = localRank % count;
+        }
+        try {
+            return new NativeBackend("cuda", device);
+        } catch (NativeException e) {
+            throw new IllegalStateException("SYMMEM_BACKEND=cuda (device " + device + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Under auto: null if every rank has a CUDA device (cuda everywhere), else why not (host
+     * everywhere). Every rank computes it from the same gathered list, so all agree.
+     */
+    static String autoFallbackReason(List<PeerInfo> peers) {
+        List<String> reasons = new ArrayList<>();
+        for (PeerInfo p : peers) {
+            if (p.device() >= 0) {
+                continue;
+            }
+            reasons.add(p.cudaDeviceCount() <= 0
+                    ? "rank " + p.rank() + " sees no CUDA device"
+                    : "rank " + p.rank() + " has LOCAL_RANK " + p.localRank() + " but sees only " + p.cudaDeviceCount()
+                            + " CUDA device(s) (SYMMEM_ALLOW_OVERLAPPING_DEVICES is off)");
+        }
+        return reasons.isEmpty() ? null : String.join("; ", reasons);
     }
 }

@@ -1,12 +1,14 @@
 package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.symmem.config.Backend;
 import io.symmem.config.InvalidConfigurationException;
 import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
 import io.symmem.memory.HostIdentity;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
+import io.symmem.nativ.NativeCore;
 import io.symmem.store.EventBusStore;
 import io.symmem.store.Store;
 import io.symmem.store.StoreEventBusService;
@@ -152,10 +154,16 @@ public class RankRuntime {
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
             }
             connectStore(storeTimeout);
-            backend = BackendSelector.open(config.backend(), config.effectiveLocalRank());
-            allocator = new SymmetricAllocator(backend, config.timeout().barrier());
             world = new StoreExchange(store, WORLD, config.rank(), config.worldSize());
-            peers = rendezvous(config.timeout().rendezvous());
+            if (config.backend() == Backend.AUTO) {
+                peers = joinAuto(config.timeout().rendezvous());
+            } else {
+                backend = BackendSelector.openExplicit(config.backend(), config.effectiveLocalRank(),
+                        config.allowOverlappingDevices());
+                peers = rendezvous(mine(backend.name(), backend.device(), backend.deviceName(), NativeCore.cudaDeviceCount()),
+                        config.timeout().rendezvous());
+            }
+            allocator = new SymmetricAllocator(backend, config.timeout().barrier());
             state = State.READY;
             LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
                     backend.name(), backend.deviceName());
@@ -186,9 +194,44 @@ public class RankRuntime {
         store = viaBus;
     }
 
-    private List<PeerInfo> rendezvous(Duration timeout) throws IOException {
-        PeerInfo mine = new PeerInfo(config.rank(), config.effectiveLocalRank(), HostIdentity.id(),
-                ProcessHandle.current().pid(), httpPort, backend.name(), backend.device(), backend.deviceName());
+    private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {
+        return new PeerInfo(config.rank(), config.effectiveLocalRank(), HostIdentity.id(),
+                ProcessHandle.current().pid(), httpPort, backendName, device, deviceName, cudaDevices);
+    }
+
+    /**
+     * SYMMEM_BACKEND=auto: every rank publishes the CUDA device it would use (or -1); after the
+     * gather all ranks take the same decision: cuda if every rank has one, else host, logged with why.
+     */
+    private List<PeerInfo> joinAuto(Duration timeout) throws IOException {
+        BackendSelector.CudaCandidate candidate = BackendSelector.candidate(config.effectiveLocalRank(),
+                config.allowOverlappingDevices());
+        List<PeerInfo> gathered = rendezvous(mine(Backend.AUTO.id(), candidate.device(), candidate.deviceName(),
+                candidate.deviceCount()), timeout);
+        String reason = BackendSelector.autoFallbackReason(gathered);
+        List<PeerInfo> decided = new ArrayList<>(gathered.size());
+        if (reason == null) {
+            backend = new NativeBackend("cuda", candidate.device());
+            LOG.infof("SYMMEM_BACKEND=auto: every rank has a CUDA device, using cuda (device %d, %s)", backend.device(),
+                    backend.deviceName());
+            for (PeerInfo p : gathered) {
+                decided.add(p.withBackend("cuda", p.device(), p.deviceName()));
+            }
+        } else {
+            backend = new NativeBackend("host", -1);
+            if (candidate.deviceCount() > 0) {
+                LOG.warnf("SYMMEM_BACKEND=auto: every rank falls back to the host backend: %s", reason);
+            } else {
+                LOG.infof("SYMMEM_BACKEND=auto: using the host backend (%s)", reason);
+            }
+            for (PeerInfo p : gathered) {
+                decided.add(p.withBackend("host", -1, "cpu"));
+            }
+        }
+        return List.copyOf(decided);
+    }
+
+    private List<PeerInfo> rendezvous(PeerInfo mine, Duration timeout) throws IOException {
         List<byte[]> all = world.allGather(json.writeValueAsBytes(mine), timeout).await().atMost(timeout.plusSeconds(5));
         List<PeerInfo> result = new ArrayList<>(all.size());
         for (byte[] bytes : all) {

@@ -15,8 +15,8 @@ class LaunchDemoIT {
             int code = launcher.exitCode(180);
             String out = launcher.output();
             assertThat(code).as(out).isZero();
-            assertThat(out).contains("[0] symmem all-reduce: one-shot, float32 sum, 4 ranks, backend host");
-            assertThat(out).containsPattern("\\[0\\]\\s+4 KiB\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+ok");
+            assertThat(out).contains("[0] symmem all-reduce: auto, fp32 sum, 4 ranks, backend host");
+            assertThat(out).containsPattern("\\[0\\]\\s+4 KiB\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+auto=one-shot\\s+ok");
             assertThat(out).containsPattern("\\[0\\]\\s+1 MiB\\s+\\d+.*ok");
             // 1000003 bytes round down to 250000 float32 elements: an odd, non-power-of-two size.
             assertThat(out).containsPattern("\\[0\\]\\s+1000000 B\\s+\\d+.*ok");

@@ -1,0 +1,102 @@
+package io.symmem.cli;
+
+import io.symmem.collective.Algorithm;
+import io.symmem.collective.DType;
+import io.symmem.collective.ReduceOp;
+import io.symmem.service.RankRuntime;
+import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code symmem bench allreduce}: all-reduce latency and bus bandwidth through the Java API, one
+ * process per rank (symmem launch -n 4 bench allreduce). Registered under {@code bench} by
+ * {@link SymmemMain}.
+ */
+@Command(name = "allreduce", description = "All-reduce latency per size and algorithm through the Java API (bf16 sum by default):"
+        + " N back-to-back launches on one stream, then synchronize; time per op = elapsed / N (System.nanoTime), the"
+        + " maximum over ranks. Run one per rank: symmem launch -n 4 bench allreduce.")
+public class AllReduceBenchCommand implements Callable<Integer> {
+    @Inject
+    RankRuntime runtime;
+
+    @Option(names = "--min-size", defaultValue = "4KiB", converter = ByteSizeConverter.class,
+            description = "Smallest size; sizes double up to --max-size (default ${DEFAULT-VALUE}).")
+    long minSize;
+
+    @Option(names = "--max-size", defaultValue = "256MiB", converter = ByteSizeConverter.class,
+            description = "Largest size (default ${DEFAULT-VALUE}).")
+    long maxSize;
+
+    @Option(names = "--sizes", split = ",", converter = ByteSizeConverter.class,
+            description = "Explicit sizes instead of the powers of two from --min-size to --max-size.")
+    List<Long> sizes;
+
+    @Option(names = "--dtype", defaultValue = "bf16", description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
+    String dtype;
+
+    @Option(names = "--op", defaultValue = "sum", description = "sum, avg, max or min (default ${DEFAULT-VALUE}).")
+    String op;
+
+    @Option(names = "--algos", split = ",", defaultValue = "one-shot,two-shot,auto",
+            description = "Algorithms (default ${DEFAULT-VALUE}).")
+    List<String> algos;
+
+    @Option(names = "--in-place", description = "Reduce in place instead of into local device memory.")
+    boolean inPlace;
+
+    @Option(names = "--iters", defaultValue = "0", description = "Launches per measurement; 0 = enough to fill --min-time-ms (10..2000).")
+    int iters;
+
+    @Option(names = "--min-time-ms", defaultValue = "20", description = "Target time of one measurement when --iters is 0 (default ${DEFAULT-VALUE}).")
+    int minTimeMs;
+
+    @Option(names = "--warmup", defaultValue = "10", description = "Untimed launches before each measurement (default ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--json", description = "Also write the results as JSON here (rank 0).")
+    Path json;
+
+    @Override
+    public Integer call() {
+        int rank = runtime.config().rank();
+        CollectiveBenchRunner.Settings settings;
+        try {
+            List<Long> list = sizes != null && !sizes.isEmpty() ? sizes : powersOfTwo(minSize, maxSize);
+            List<Algorithm> algorithms = new ArrayList<>();
+            for (String a : algos) {
+                algorithms.add(Algorithm.parse(a));
+            }
+            ReduceOp reduceOp = ReduceOp.valueOf(op.trim().toUpperCase(java.util.Locale.ROOT));
+            settings = new CollectiveBenchRunner.Settings(list, DType.parse(dtype), reduceOp, algorithms, inPlace, iters,
+                    minTimeMs, warmup, json);
+        } catch (IllegalArgumentException e) {
+            System.err.println("symmem bench allreduce: " + e.getMessage());
+            return SymmemMain.EXIT_CONFIG;
+        }
+        try {
+            runtime.start();
+            runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
+            new CollectiveBenchRunner(runtime, settings, System.out).run();
+            return 0;
+        } catch (RuntimeException e) {
+            System.err.println("symmem bench allreduce: rank " + rank + " FAILED: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    static List<Long> powersOfTwo(long min, long max) {
+        if (min <= 0 || max < min) {
+            throw new IllegalArgumentException("--min-size " + min + " and --max-size " + max + " must satisfy 0 < min <= max");
+        }
+        List<Long> list = new ArrayList<>();
+        for (long s = min; s <= max; s *= 2) {
+            list.add(s);
+        }
+        return list;
+    }
+}

@@ -1,0 +1,218 @@
+package io.symmem.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.symmem.collective.AllReduce;
+import io.symmem.collective.Algorithm;
+import io.symmem.collective.DType;
+import io.symmem.collective.ReduceOp;
+import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
+import io.symmem.nativ.NativeStream;
+import io.symmem.service.RankRuntime;
+import io.symmem.store.StoreExchange;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/** The work of {@code symmem bench allreduce} on one rank; rank 0 prints and writes the results. */
+final class CollectiveBenchRunner {
+    record Settings(List<Long> sizes, DType dtype, ReduceOp op, List<Algorithm> algorithms, boolean inPlace, int iters,
+            int minTimeMs, int warmup, Path json) {
+    }
+
+    /** One size: µs per op by algorithm (NaN = not run), launches used, what AUTO picked. */
+    record Row(long bytes, Map<Algorithm, Double> micros, Map<Algorithm, Long> launches, String autoPicks) {
+    }
+
+    private static final int BARRIER_CHANNEL = 2;
+    private final RankRuntime runtime;
+    private final Settings s;
+    private final PrintStream out;
+    private final int rank;
+    private final int world;
+    private final StoreExchange exchange;
+    private final Duration timeout;
+
+    CollectiveBenchRunner(RankRuntime runtime, Settings settings, PrintStream out) {
+        this.runtime = runtime;
+        this.s = settings;
+        this.out = out;
+        this.rank = runtime.config().rank();
+        this.world = runtime.config().worldSize();
+        this.exchange = runtime.exchange("bench-allreduce", rank, world);
+        this.timeout = runtime.config().timeout().barrier();
+    }
+
+    void run() {
+        long maxBytes = s.sizes().stream().mapToLong(b -> elements(b) * s.dtype().bytes()).max().orElseThrow();
+        List<Row> rows = new ArrayList<>();
+        double barrierMicros;
+        try (SymmetricMemory memory = runtime.allocator().allocate(exchange, maxBytes, runtime.config().timeout().rendezvous());
+                LocalBuffer result = s.inPlace() ? null : memory.allocateLocal(maxBytes);
+                NativeStream stream = memory.createStream()) {
+            fill(memory, maxBytes);
+            for (long size : s.sizes()) {
+                long count = elements(size);
+                Map<Algorithm, Double> micros = new LinkedHashMap<>();
+                Map<Algorithm, Long> launches = new LinkedHashMap<>();
+                for (Algorithm a : s.algorithms()) {
+                    if (s.inPlace() && a == Algorithm.ONE_SHOT && count * s.dtype().bytes() > memory.nativeBuffer().oneShotInPlaceMaxBytes()) {
+                        micros.put(a, Double.NaN);
+                        launches.put(a, 0L);
+                        continue;
+                    }
+                    long[] n = new long[1];
+                    micros.put(a, time(memory, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result, stream, timeout),
+                            stream, n));
+                    launches.put(a, n[0]);
+                }
+                String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
+                rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
+            }
+            barrierMicros = time(memory, () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, timeout), stream, new long[1]);
+        }
+        if (rank == 0) {
+            print(rows, barrierMicros);
+            if (s.json() != null) {
+                writeJson(rows, barrierMicros);
+            }
+        }
+        runtime.leave();
+    }
+
+    /** Random inputs in [-1, 1) in the bench's dtype, once (the values do not change the timing). */
+    private void fill(SymmetricMemory memory, long bytes) {
+        SplittableRandom random = new SplittableRandom(17 + rank);
+        if (s.dtype() == DType.FLOAT32) {
+            float[] values = new float[(int) (bytes / 4)];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (float) (random.nextDouble() * 2 - 1);
+            }
+            memory.copyFrom(values, 0);
+        } else {
+            short[] values = new short[(int) (bytes / 2)];
+            for (int i = 0; i < values.length; i++) {
+                float f = (float) (random.nextDouble() * 2 - 1);
+                values[i] = s.dtype() == DType.BFLOAT16 ? HalfFloats.toBf16(f) : HalfFloats.toFp16(f);
+            }
+            memory.copyFrom(values, 0);
+        }
+    }
+
+    /**
+     * Warm-up, a probe that sizes N (the max over ranks), a host barrier that lines the ranks up,
+     * then N back-to-back launches and one synchronize; µs per op, the maximum over ranks.
+     */
+    private double time(SymmetricMemory memory, Runnable launch, NativeStream stream, long[] launchesOut) {
+        for (int i = 0; i < s.warmup(); i++) {
+            launch.run();
+        }
+        memory.synchronize(stream);
+        long n = s.iters();
+        if (n <= 0) {
+            int probe = 5;
+            long t0 = System.nanoTime();
+            for (int i = 0; i < probe; i++) {
+                launch.run();
+            }
+            memory.synchronize(stream);
+            double probeMicros = (System.nanoTime() - t0) / 1e3 / probe;
+            n = Math.max(10, Math.min(2000, (long) (s.minTimeMs() * 1e3 / Math.max(probeMicros, 0.5))));
+            n = gather(Long.toString(n)).stream().mapToLong(Long::parseLong).max().orElseThrow();
+        }
+        memory.barrier(1);
+        long t0 = System.nanoTime();
+        for (long i = 0; i < n; i++) {
+            launch.run();
+        }
+        memory.synchronize(stream);
+        double micros = (System.nanoTime() - t0) / 1e3 / n;
+        launchesOut[0] = n;
+        return gather(Double.toString(micros)).stream().mapToDouble(Double::parseDouble).max().orElseThrow();
+    }
+
+    private long elements(long bytes) {
+        return Math.max(1, bytes / s.dtype().bytes());
+    }
+
+    private List<String> gather(String value) {
+        return exchange.allGather(value.getBytes(StandardCharsets.UTF_8), timeout).await().atMost(timeout.plusSeconds(5))
+                .stream().map(b -> new String(b, StandardCharsets.UTF_8)).toList();
+    }
+
+    private double busbw(long bytes, double micros) {
+        return 2.0 * (world - 1) / world * bytes / (micros * 1e-6) / 1e9;
+    }
+
+    private void print(List<Row> rows, double barrierMicros) {
+        out.printf("symmem bench allreduce: %d ranks, backend %s (%s), %s %s, %s; time per op = System.nanoTime around N"
+                + " back-to-back launches on one stream + synchronize, / N, max over ranks (us); busbw = 2(n-1)/n bytes/t%n",
+                world, runtime.backend().name(), runtime.backend().deviceName(), s.dtype().shortName(),
+                s.op().name().toLowerCase(java.util.Locale.ROOT), s.inPlace() ? "in place" : "out of place");
+        StringBuilder header = new StringBuilder(String.format("%12s", "bytes"));
+        for (Algorithm a : s.algorithms()) {
+            header.append(String.format(" %12s", a.id()));
+        }
+        header.append(String.format(" %8s %12s", "auto=", "busbw(best)"));
+        out.println(header);
+        for (Row row : rows) {
+            StringBuilder line = new StringBuilder(String.format("%12d", row.bytes()));
+            double best = Double.NaN;
+            for (Algorithm a : s.algorithms()) {
+                double us = row.micros().get(a);
+                line.append(Double.isNaN(us) ? String.format(" %12s", "-") : String.format(" %12.2f", us));
+                if (!Double.isNaN(us) && (Double.isNaN(best) || us < best)) {
+                    best = us;
+                }
+            }
+            line.append(String.format(" %8s %12.1f", row.autoPicks(), Double.isNaN(best) ? 0.0 : busbw(row.bytes(), best)));
+            out.println(line);
+        }
+        out.printf("barrier_on_stream: %.2f us (max over ranks)%n", barrierMicros);
+    }
+
+    private void writeJson(List<Row> rows, double barrierMicros) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("tool", "symmem bench allreduce");
+        root.put("timing", "System.nanoTime around N back-to-back launches on one stream + synchronize, / N; max over ranks");
+        root.put("world", world);
+        root.put("backend", runtime.backend().name());
+        root.put("device", runtime.backend().deviceName());
+        root.put("dtype", s.dtype().shortName());
+        root.put("op", s.op().name().toLowerCase(java.util.Locale.ROOT));
+        root.put("in_place", s.inPlace());
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Row row : rows) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("bytes", row.bytes());
+            for (Algorithm a : s.algorithms()) {
+                String key = a.id().replace('-', '_');
+                double us = row.micros().get(a);
+                r.put(key + "_us", Double.isNaN(us) ? null : us);
+                r.put(key + "_busbw_gbps", Double.isNaN(us) ? null : busbw(row.bytes(), us));
+                r.put(key + "_launches", row.launches().get(a));
+            }
+            r.put("auto_algo", row.autoPicks());
+            list.add(r);
+        }
+        root.put("allreduce", list);
+        root.put("barrier_us", barrierMicros);
+        try {
+            Path parent = s.json().toAbsolutePath().getParent();
+            if (parent != null) {
+                java.nio.file.Files.createDirectories(parent);
+            }
+            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(s.json().toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + s.json() + ": " + e.getMessage(), e);
+        }
+    }
+}
