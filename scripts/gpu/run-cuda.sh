@@ -78,6 +78,15 @@ if [[ $rc == 0 ]]; then
   step "native bench (symmem_bench, bf16 sum, world $WORLD)" 150 bench-native.txt "$B/symmem_bench" --world "$WORLD"
 fi
 
+# 2b. world 8 on these GPUs, several ranks per GPU (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1): correctness
+#     only, while no 8-GPU machine is lent (WORLD8=0 skips it).
+if [[ ${WORLD8:-1} == 1 && -x $B/tests/test_cuda_collectives ]]; then
+  SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 SYMMEM_TEST_WORLDS=8 step "native correctness, world 8 on $NGPU GPUs (overlapping)" 240 native.log \
+    "$B/tests/test_cuda_collectives"
+  SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 SYMMEM_BACKEND=cuda step "java demo, cuda, 8 ranks on $NGPU GPUs (overlapping)" 150 run.log \
+    "${SYMMEM[@]}" launch -n 8 demo --min-time-ms 20 --sizes 4KiB,1MiB,1000003 --dtype bf16 --algo auto
+fi
+
 # 3. the Java bench, then PyTorch / NCCL.
 export SYMMEM_BACKEND=cuda
 step "java bench allreduce, out of place" 150 run.log "${SYMMEM[@]}" launch -n "$WORLD" bench allreduce --json "$OUT/java-bench.json"

@@ -2,6 +2,8 @@
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
 // stream and host-synchronously, memset32 and stream_write_value32.
+#include <cstring>
+#include <cstdlib>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -278,12 +280,32 @@ int main() {
   g_seed = (uint64_t(rd()) << 32) ^ rd();
   std::printf("seed %llu, %d GPU(s)\n", (unsigned long long)g_seed, ngpu);
   const bool small = std::getenv("SYMMEM_TEST_SMALL") != nullptr;
-  for (int world : {2, 4}) {
+  // SYMMEM_TEST_WORLDS=2,4,8 picks the world sizes (default 2,4). A world larger than the GPU count
+  // runs several ranks per GPU, which needs SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 (correctness only).
+  std::vector<int> worlds = {2, 4};
+  if (const char* w = std::getenv("SYMMEM_TEST_WORLDS")) {
+    worlds.clear();
+    for (const char* p = w; *p;) {
+      char* end = nullptr;
+      long v = std::strtol(p, &end, 10);
+      if (end == p || v < 2 || v > 8) {
+        std::fprintf(stderr, "SYMMEM_TEST_WORLDS=%s: each world must be an integer in 2..8\n", w);
+        return 1;
+      }
+      worlds.push_back(int(v));
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  const char* overlap = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
+  const bool overlapping = overlap != nullptr && std::strcmp(overlap, "1") == 0;
+  for (int world : worlds) {
     if (small && world > 2) break;
-    if (world > ngpu) {
-      std::printf("world %d: SKIPPED (only %d GPUs)\n", world, ngpu);
+    if (world > ngpu && !overlapping) {
+      std::printf("world %d: SKIPPED (only %d GPUs; SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks per GPU)\n",
+                  world, ngpu);
       continue;
     }
+    if (world > ngpu) std::printf("world %d on %d GPUs: %d ranks per GPU\n", world, ngpu, (world + ngpu - 1) / ngpu);
     if (!run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); })) {
       std::fprintf(stderr, "FAILED: world %d\n", world);
       return 1;
