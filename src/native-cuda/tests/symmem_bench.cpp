@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 #include "cuda_test_util.h"
@@ -19,6 +20,7 @@ static const int kMaxSizes = 32;
 struct Shared {
   double us[8][kMaxSizes][kVariants];  // [rank][size][variant]
   double barrier_us[8];
+  double barrier_host_us[8];  // CPU time per barrier_on_stream call (enqueue only)
   int auto_algo[kMaxSizes];
   int auto_algo_ip[kMaxSizes];
 };
@@ -105,7 +107,10 @@ int main(int argc, char** argv) {
     CHECK_OK(symmem_barrier(b, 0, timeout));
     const int n = 5000;
     CUDA_OK(cudaEventRecord(e0, s));
+    const auto h0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, s, timeout));
+    const auto h1 = std::chrono::steady_clock::now();
+    sh->barrier_host_us[rank] = std::chrono::duration<double, std::micro>(h1 - h0).count() / n;
     CUDA_OK(cudaEventRecord(e1, s));
     CHECK_OK(symmem_stream_synchronize(b, s));
     float ms = 0;
@@ -142,8 +147,16 @@ int main(int argc, char** argv) {
     std::printf(" %6s %6s %10.1f\n", sh->auto_algo[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two",
                 sh->auto_algo_ip[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two", busbw);
   }
-  double bar = 0;
-  for (int r = 0; r < world; ++r) bar = std::max(bar, sh->barrier_us[r]);
-  std::printf("barrier_on_stream: %.2f us (max over ranks)\n", bar);
+  double bar = 0, bar_host = 0;
+  for (int r = 0; r < world; ++r) {
+    bar = std::max(bar, sh->barrier_us[r]);
+    bar_host = std::max(bar_host, sh->barrier_host_us[r]);
+  }
+  std::printf("barrier_on_stream: %.2f us (max over ranks); host enqueue %.2f us per call\n", bar,
+              bar_host);
+  // The kernel tuning in effect (cuda_kernels.cu, SYMMEM_CUDA_*).
+  for (const char* k : {"SYMMEM_CUDA_PDL", "SYMMEM_CUDA_PUSH_MAX_BYTES", "SYMMEM_CUDA_MIN_THREADS",
+                        "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS"})
+    if (const char* v = std::getenv(k)) std::printf("  %s=%s\n", k, v);
   return 0;
 }

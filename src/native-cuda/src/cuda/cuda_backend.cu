@@ -540,10 +540,13 @@ int CudaBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
     const char* v = std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES");
     return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : uint64_t{1} << 20;
   }();
-  static const uint64_t min_two_shot_ip = [] {
-    const char* v = std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES");
-    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : uint64_t{0};
-  }();
+  // In place, one-shot wins while its input fits the push scratch (one wait, no trailing barrier:
+  // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
+  static const char* ip_env = std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES");
+  const uint64_t push_capacity =
+      pad_region_ > cuda::kScratchOff ? (pad_region_ - cuda::kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
+  const uint64_t min_two_shot_ip =
+      ip_env != nullptr && *ip_env != '\0' ? std::strtoull(ip_env, nullptr, 10) : push_capacity + 1;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
   if (in_place && threshold > cuda::one_shot_in_place_max_bytes())
     threshold = cuda::one_shot_in_place_max_bytes();

@@ -10,11 +10,18 @@
 // buffer's claim word (atomicCAS, first timeout wins), writes the error record in host-mapped
 // memory (status last, with a system fence) and the block leaves. Waits also give up once the
 // claim word is taken, so one timeout ends the whole kernel quickly.
+//
+// Launch: every kernel may be launched with programmatic dependent launch (PDL, sm_90): it starts
+// with griddepcontrol.wait (returns once the previous grid on the stream has completed and its
+// memory is visible, exactly the ordering of a plain launch), then lets the next grid launch
+// (griddepcontrol.launch_dependents), so at most two of our grids are resident per stream and the
+// next one's launch latency hides behind this one. Without the attribute both are no-ops.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include "cuda/kernels.h"
 
@@ -37,6 +44,13 @@ __device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
 }
 __device__ __forceinline__ void st_relaxed_sys(uint32_t* p, uint32_t v) {
   asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void pdl_enter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
 // The deadline of one wait. Returns true when it has passed or another wait already failed.
@@ -103,9 +117,11 @@ __device__ bool dev_wait(const SigArgs& a, int peer, uint32_t op) {
 }
 
 __global__ void put_signal_kernel(SigArgs a) {
+  pdl_enter();
   if (threadIdx.x == 0) dev_put(a, a.peer);
 }
 __global__ void wait_signal_kernel(SigArgs a) {
+  pdl_enter();
   if (threadIdx.x == 0) dev_wait(a, a.peer, kOpWaitSignal);
 }
 // Barrier on a channel: an epoch barrier on its own flag array (kBarFlagsOff), not the public 0/1
@@ -113,6 +129,7 @@ __global__ void wait_signal_kernel(SigArgs a) {
 // until its own flag [channel][t] has reached it (acquire). No round trip to the peer, and a peer
 // already at a later barrier satisfies the wait too. Epochs are counted by the host per channel.
 __global__ void barrier_kernel(SigArgs a) {
+  pdl_enter();
   const int t = threadIdx.x;
   if (t >= a.world || t == a.rank) return;
   constexpr uint64_t kOff = kBarFlagsOff / 4;
@@ -128,6 +145,7 @@ __global__ void barrier_kernel(SigArgs a) {
 }
 
 __global__ void memset32_kernel(uint32_t* p, uint32_t v, uint64_t n) {
+  pdl_enter();
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n;
        i += uint64_t(gridDim.x) * blockDim.x)
     p[i] = v;
@@ -206,20 +224,23 @@ __device__ __forceinline__ float combine(float acc, float x) {
   else return acc + x;
 }
 
-// Reduces N elements at element offset `off` of every rank's data, in rank order (every rank gets
-// the same bits). All loads are issued before the first add.
-template <class T, int N, int OP>
-__device__ __forceinline__ Pack<T, N> reduce_at(const CollArgs& a, uint64_t off) {
-  Pack<T, N> in[kMaxCollWorld];
+// Reduces N elements at element offset `off` of every source (src[r]: rank r's values), in rank
+// order (every rank gets the same bits). All loads are issued before the first add.
+template <class T, int N>
+__device__ __forceinline__ void load_all(char* const* src, int world, uint64_t off,
+                                         Pack<T, N> (&in)[kMaxCollWorld]) {
 #pragma unroll
   for (int r = 0; r < kMaxCollWorld; ++r)
-    if (r < a.world) in[r] = load_cg<T, N>(reinterpret_cast<const T*>(a.data[r]) + off);
+    if (r < world) in[r] = load_cg<T, N>(reinterpret_cast<const T*>(src[r]) + off);
+}
+template <class T, int N, int OP>
+__device__ __forceinline__ Pack<T, N> reduce_packs(const Pack<T, N> (&in)[kMaxCollWorld], int world) {
   float acc[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) acc[i] = to_f(in[0].v[i]);
 #pragma unroll
   for (int r = 1; r < kMaxCollWorld; ++r)
-    if (r < a.world) {
+    if (r < world) {
 #pragma unroll
       for (int i = 0; i < N; ++i) acc[i] = combine<OP>(acc[i], to_f(in[r].v[i]));
     }
@@ -227,10 +248,20 @@ __device__ __forceinline__ Pack<T, N> reduce_at(const CollArgs& a, uint64_t off)
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     float v = acc[i];
-    if constexpr (OP == SYMMEM_AVG) v = v / static_cast<float>(a.world);
+    if constexpr (OP == SYMMEM_AVG) v = v / static_cast<float>(world);
     out.v[i] = from_f<T>(v);
   }
   return out;
+}
+template <class T, int N, int OP>
+__device__ __forceinline__ Pack<T, N> reduce_src(char* const* src, int world, uint64_t off) {
+  Pack<T, N> in[kMaxCollWorld];
+  load_all<T, N>(src, world, off, in);
+  return reduce_packs<T, N, OP>(in, world);
+}
+template <class T, int N, int OP>
+__device__ __forceinline__ Pack<T, N> reduce_at(const CollArgs& a, uint64_t off) {
+  return reduce_src<T, N, OP>(a.data, a.world, off);
 }
 
 
@@ -245,6 +276,7 @@ constexpr int KREG = 4;
 
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t count, T* out) {
+  pdl_enter();
   const uint32_t e = a.epoch;
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
@@ -284,30 +316,105 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
   }
 }
 
+// ---- one-shot all-reduce, push ------------------------------------------------------------------
+// For inputs that fit the scratch at the end of the pad region (kScratchOff): every rank writes its
+// input into every peer's scratch [slot][own rank], signals (the barrier's release store, after the
+// block's writes) and, once every peer's signal for this block has arrived, reduces from its own
+// scratch (local memory) and its own input. One wait instead of two barriers and a remote read:
+// no peer ever reads this rank's data, so neither "inputs ready" nor "peers done reading" is
+// needed. Scratch slots alternate with the call (slot = epoch & 1: the host advances the epoch by
+// 3, an odd number, per collective, also across the 2^32 wrap): a peer writes the slot of call n+2
+// only after passing a barrier of call n+1 with this rank, which this rank enters only after call
+// n has completed. Every item is pushed and reduced by the same thread, so in place is safe.
+// `sdelta`: scratch base minus data base (the same on every rank); `cap`: bytes per [slot][rank].
+template <class T, int N, int OP, bool IN_PLACE>
+__global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t count, T* out,
+                                                            int64_t sdelta, uint64_t cap) {
+  pdl_enter();
+  const uint32_t e = a.epoch;
+  const uint64_t slot = e & 1u;
+  const uint64_t nfull = count / N, items = (count + N - 1) / N;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  // Where this rank's input goes in rank r's scratch.
+  auto dst_of = [&](int r) {
+    return reinterpret_cast<T*>(a.data[r] + sdelta + (slot * a.world + a.rank) * cap);
+  };
+  for (uint64_t i = gtid(); i < items; i += gsize()) {
+    if (i < nfull) {
+      const Pack<T, N> v = load_cg<T, N>(own + i * N);
+#pragma unroll
+      for (int r = 0; r < kMaxCollWorld; ++r)
+        if (r < a.world && r != a.rank) store<T, N>(dst_of(r) + i * N, v);
+    } else {
+      for (uint64_t j = i * N; j < count; ++j) {
+        const T v = own[j];
+        for (int r = 0; r < a.world; ++r)
+          if (r != a.rank) dst_of(r)[j] = v;
+      }
+    }
+  }
+  // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  char* src[kMaxCollWorld];
+#pragma unroll
+  for (int r = 0; r < kMaxCollWorld; ++r)
+    src[r] = r == a.rank ? a.data[r]
+                         : a.data[a.rank] + sdelta + (slot * a.world + r) * cap;
+  T* dst = IN_PLACE ? own : out;
+  for (uint64_t i = gtid(); i < items; i += gsize()) {
+    if (i < nfull) {
+      store<T, N>(dst + i * N, reduce_src<T, N, OP>(src, a.world, i * N));
+    } else {
+      for (uint64_t j = i * N; j < count; ++j) dst[j] = reduce_src<T, 1, OP>(src, a.world, j).v[0];
+    }
+  }
+}
+
 // ---- two-shot all-reduce ----------------------------------------------------------------------
 // Items (vectors) are split into world slices; rank r reduces slice r from every peer.
 // In place: the reduced slice is pushed into every rank's buffer; barrier; done (2 barriers).
 // Out of place: the reduced slice goes to out and to the own buffer; barrier; every rank gathers
 // the other slices from their owners into out; barrier (peers done reading) (3 barriers).
+template <class T, int N, bool IN_PLACE>
+__device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t i,
+                                             const Pack<T, N>& v) {
+  if constexpr (IN_PLACE) {
+#pragma unroll
+    for (int r = 0; r < kMaxCollWorld; ++r)
+      if (r < a.world) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
+  } else {
+    store<T, N>(out + i * N, v);
+    store<T, N>(reinterpret_cast<T*>(a.data[a.rank]) + i * N, v);
+  }
+}
+
+// unroll2: each thread takes items i and i + gsize() per pass, all 2 x world loads in flight
+// before the first add.
 template <class T, int N, int OP, bool IN_PLACE>
-__global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t count, T* out) {
+__global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t count, T* out,
+                                                       int unroll2) {
+  pdl_enter();
   const uint32_t e = a.epoch;
   constexpr int kBarriers = IN_PLACE ? 2 : 3;
   if (!coll_barrier(a, e + 1, 1, kBarriers)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
   const uint64_t per = (items + a.world - 1) / a.world;
   const uint64_t lo = per * a.rank, hi = min(items, lo + per);
-  for (uint64_t i = lo + gtid(); i < hi; i += gsize()) {
+  const uint64_t step = gsize();
+  uint64_t i = lo + gtid();
+  if (unroll2) {
+    const uint64_t full_hi = min(hi, nfull);
+    for (; i + step < full_hi; i += 2 * step) {
+      Pack<T, N> in0[kMaxCollWorld], in1[kMaxCollWorld];
+      load_all<T, N>(a.data, a.world, i * N, in0);
+      load_all<T, N>(a.data, a.world, (i + step) * N, in1);
+      two_shot_put<T, N, IN_PLACE>(a, out, i, reduce_packs<T, N, OP>(in0, a.world));
+      two_shot_put<T, N, IN_PLACE>(a, out, i + step, reduce_packs<T, N, OP>(in1, a.world));
+    }
+  }
+  for (; i < hi; i += step) {
     if (i < nfull) {
-      const Pack<T, N> v = reduce_at<T, N, OP>(a, i * N);
-      if constexpr (IN_PLACE) {
-#pragma unroll
-        for (int r = 0; r < kMaxCollWorld; ++r)
-          if (r < a.world) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
-      } else {
-        store<T, N>(out + i * N, v);
-        store<T, N>(reinterpret_cast<T*>(a.data[a.rank]) + i * N, v);
-      }
+      two_shot_put<T, N, IN_PLACE>(a, out, i, reduce_at<T, N, OP>(a, i * N));
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
         const T v = reduce_at<T, 1, OP>(a, j).v[0];
@@ -328,7 +435,17 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
       const int p = (a.rank + k) % a.world;
       const uint64_t plo = per * p, phi = min(items, plo + per);
       const T* src = reinterpret_cast<const T*>(a.data[p]);
-      for (uint64_t i = plo + gtid(); i < phi; i += gsize()) {
+      uint64_t i = plo + gtid();
+      if (unroll2) {
+        const uint64_t full_hi = min(phi, nfull);
+        for (; i + step < full_hi; i += 2 * step) {
+          const Pack<T, N> v0 = load_cg<T, N>(src + i * N);
+          const Pack<T, N> v1 = load_cg<T, N>(src + (i + step) * N);
+          store<T, N>(out + i * N, v0);
+          store<T, N>(out + (i + step) * N, v1);
+        }
+      }
+      for (; i < phi; i += step) {
         if (i < nfull) store<T, N>(out + i * N, load_cg<T, N>(src + i * N));
         else
           for (uint64_t j = i * N; j < count; ++j) out[j] = load_cg<T, 1>(src + j).v[0];
@@ -344,6 +461,7 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
 // Units of N elements when every block is 16-byte aligned, else single elements.
 template <class T, int N, bool IN_PLACE>
 __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t count, T* out) {
+  pdl_enter();
   const uint32_t e = a.epoch;
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // the launcher guarantees count % N == 0
@@ -370,6 +488,7 @@ __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t co
 // own block r, which no peer reads).
 template <class T, int N, int OP>
 __global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_t count, T* out) {
+  pdl_enter();
   const uint32_t e = a.epoch;
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // count % N == 0 (launcher)
@@ -386,21 +505,68 @@ int env_int(const char* name, int dflt, int lo, int hi) {
   int x = std::atoi(v);
   return x < lo ? lo : (x > hi ? hi : x);
 }
+uint64_t env_u64(const char* name, uint64_t dflt) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return dflt;
+  return std::strtoull(v, nullptr, 10);
+}
+
+// Launches kernel k, with programmatic dependent launch unless SYMMEM_CUDA_PDL=0 (or the launch
+// with the attribute is refused: then a plain launch).
+template <class... P, class... A>
+cudaError_t launch(void (*k)(P...), int blocks, int threads, cudaStream_t s, A&&... args) {
+  if (tuning().pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, k, std::forward<A>(args)...) == cudaSuccess) return cudaSuccess;
+    (void)cudaGetLastError();
+  }
+  k<<<blocks, threads, 0, s>>>(std::forward<A>(args)...);
+  return cudaGetLastError();
+}
 
 struct Grid {
   int blocks, threads;
 };
-// `items` work items, at most `per_thread` each per pass, at most `max_blocks` blocks.
-Grid grid_for(uint64_t items, int max_blocks, int per_thread = 1) {
-  const int threads_max = tuning().threads;
-  uint64_t threads_needed = (items + per_thread - 1) / per_thread;
-  if (threads_needed == 0) threads_needed = 1;
-  int threads = threads_needed < uint64_t(threads_max)
-                    ? static_cast<int>((threads_needed + 31) / 32 * 32)
-                    : threads_max;
-  uint64_t blocks = (threads_needed + threads - 1) / threads;
+// `items` work items, one per thread while the grid allows, at most `max_blocks` blocks.
+// spread (one-shot): over as many blocks (SMs) as allowed with at least min_threads threads each
+// (64 KiB push one-shot: 5.5 us against 6.0 with full blocks); otherwise, and with min_threads =
+// threads, blocks are filled first (two-shot, all-gather, reduce-scatter: spreading them measured
+// slower, e.g. reduce-scatter at 64 KiB 7.9 against 7.45 us).
+Grid grid_for(uint64_t items, int max_blocks, bool spread = false) {
+  const Tuning& tu = tuning();
+  const int threads_max = tu.threads;
+  uint64_t need = items == 0 ? 1 : items;
+  if (!spread || tu.min_threads >= threads_max) {
+    int threads = need < uint64_t(threads_max) ? static_cast<int>((need + 31) / 32 * 32)
+                                               : threads_max;
+    uint64_t blocks = (need + threads - 1) / threads;
+    if (blocks > uint64_t(max_blocks)) blocks = max_blocks;
+    return {static_cast<int>(blocks), threads};
+  }
+  uint64_t blocks = (need + tu.min_threads - 1) / tu.min_threads;
   if (blocks > uint64_t(max_blocks)) blocks = max_blocks;
-  return {static_cast<int>(blocks), threads};
+  if (blocks == 0) blocks = 1;
+  uint64_t threads = ((need + blocks - 1) / blocks + 31) / 32 * 32;
+  if (threads > uint64_t(threads_max)) threads = threads_max;
+  return {static_cast<int>(blocks), static_cast<int>(threads)};
+}
+
+// Push one-shot scratch: bytes per [slot][rank] (0: none), and scratch base - data base.
+uint64_t push_cap(const CollArgs& a, int64_t* sdelta) {
+  const uint64_t pad = static_cast<uint64_t>(a.data[a.rank] -
+                                             (reinterpret_cast<char*>(a.flags[a.rank]) - kFlagsOff));
+  *sdelta = static_cast<int64_t>(kScratchOff) - static_cast<int64_t>(pad);
+  if (pad <= kScratchOff) return 0;
+  return (pad - kScratchOff) / (2 * uint64_t(a.world)) / 256 * 256;
 }
 
 template <class T, int N, int OP>
@@ -408,23 +574,30 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
   const uint64_t items = (count + N - 1) / N;
   const Tuning& tu = tuning();
   if (algo == SYMMEM_ALGO_ONE_SHOT) {
-    if (out == nullptr) {
-      // One item per thread while the grid allows (a thread's items are reduced one after the
-      // other, each a round trip to the peers); up to KREG each at the largest sizes.
-      Grid g = grid_for(items, tu.one_shot_blocks);
-      one_shot_kernel<T, N, OP, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
-    } else {
-      Grid g = grid_for(items, tu.one_shot_blocks);
-      one_shot_kernel<T, N, OP, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+    // One item per thread while the grid allows (a thread's items are reduced one after the
+    // other, each a round trip to the peers); in place up to KREG each at the largest sizes.
+    Grid g = grid_for(items, tu.one_shot_blocks, true);
+    int64_t sdelta = 0;
+    const uint64_t cap = push_cap(a, &sdelta);
+    const uint64_t bytes = count * sizeof(T);
+    if (bytes <= cap && bytes <= tu.push_max_bytes) {
+      if (out == nullptr)
+        return launch(one_shot_push_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+                      static_cast<T*>(nullptr), sdelta, cap);
+      return launch(one_shot_push_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out,
+                    sdelta, cap);
     }
-  } else {
-    Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
     if (out == nullptr)
-      two_shot_kernel<T, N, OP, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
-    else
-      two_shot_kernel<T, N, OP, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
+      return launch(one_shot_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+                    static_cast<T*>(nullptr));
+    return launch(one_shot_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out);
   }
-  return cudaGetLastError();
+  Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
+  const int unroll2 = tu.unroll >= 2 ? 1 : 0;
+  if (out == nullptr)
+    return launch(two_shot_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+                  static_cast<T*>(nullptr), unroll2);
+  return launch(two_shot_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out, unroll2);
 }
 
 template <class T>
@@ -451,12 +624,11 @@ cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, v
 
 template <class T, int N>
 cudaError_t all_gather_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
-  Grid g = grid_for(count / N * (out == nullptr ? 1 : 1), tuning().two_shot_blocks);
+  Grid g = grid_for(count / N, tuning().two_shot_blocks);
   if (out == nullptr)
-    all_gather_kernel<T, N, true><<<g.blocks, g.threads, 0, s>>>(a, count, nullptr);
-  else
-    all_gather_kernel<T, N, false><<<g.blocks, g.threads, 0, s>>>(a, count, out);
-  return cudaGetLastError();
+    return launch(all_gather_kernel<T, N, true>, g.blocks, g.threads, s, a, count,
+                  static_cast<T*>(nullptr));
+  return launch(all_gather_kernel<T, N, false>, g.blocks, g.threads, s, a, count, out);
 }
 
 template <class T>
@@ -470,8 +642,7 @@ cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStre
 template <class T, int N, int OP>
 cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
-  reduce_scatter_kernel<T, N, OP><<<g.blocks, g.threads, 0, s>>>(a, count, out);
-  return cudaGetLastError();
+  return launch(reduce_scatter_kernel<T, N, OP>, g.blocks, g.threads, s, a, count, out);
 }
 
 template <class T>
@@ -503,7 +674,11 @@ cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* o
 const Tuning& tuning() {
   static const Tuning t{env_int("SYMMEM_CUDA_THREADS", 512, 64, 512),
                         env_int("SYMMEM_CUDA_ONE_SHOT_BLOCKS", 132, 1, kMaxBlocks),
-                        env_int("SYMMEM_CUDA_TWO_SHOT_BLOCKS", 132, 1, kMaxBlocks)};
+                        env_int("SYMMEM_CUDA_TWO_SHOT_BLOCKS", 132, 1, kMaxBlocks),
+                        env_int("SYMMEM_CUDA_MIN_THREADS", 128, 32, 512),
+                        env_int("SYMMEM_CUDA_PDL", 1, 0, 1),
+                        env_u64("SYMMEM_CUDA_PUSH_MAX_BYTES", ~uint64_t{0}),
+                        env_int("SYMMEM_CUDA_UNROLL", 1, 1, 2)};
   return t;
 }
 
@@ -513,22 +688,18 @@ uint64_t one_shot_in_place_max_bytes() {
 }
 
 cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s) {
-  put_signal_kernel<<<1, 32, 0, s>>>(a);
-  return cudaGetLastError();
+  return launch(put_signal_kernel, 1, 32, s, a);
 }
 cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s) {
-  wait_signal_kernel<<<1, 32, 0, s>>>(a);
-  return cudaGetLastError();
+  return launch(wait_signal_kernel, 1, 32, s, a);
 }
 cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s) {
-  barrier_kernel<<<1, (a.world + 31) / 32 * 32, 0, s>>>(a);
-  return cudaGetLastError();
+  return launch(barrier_kernel, 1, (a.world + 31) / 32 * 32, s, a);
 }
 cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStream_t s) {
   uint64_t blocks = (count + 511) / 512;
   if (blocks > 1024) blocks = 1024;
-  memset32_kernel<<<static_cast<int>(blocks), 512, 0, s>>>(p, value, count);
-  return cudaGetLastError();
+  return launch(memset32_kernel, static_cast<int>(blocks), 512, s, p, value, count);
 }
 
 cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t count, void* out,

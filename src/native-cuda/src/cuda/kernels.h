@@ -26,6 +26,14 @@ struct Tuning {
   int threads;           // per block
   int one_shot_blocks;   // max blocks of one-shot
   int two_shot_blocks;   // max blocks of two-shot / all-gather / reduce-scatter
+  int min_threads;       // one-shot: spread small grids over blocks of at least this many threads
+                         // (= threads: fill blocks first, the old grids)
+  int pdl;               // 1: programmatic dependent launch (launch latency hidden behind the
+                         // previous kernel on the stream)
+  uint64_t push_max_bytes;  // one-shot pushes inputs into peers' scratch up to this (and the
+                            // scratch's capacity); 0: always pull
+  int unroll;            // two-shot: items per thread per pass (1 or 2; 2 measured slower at
+                         // 256 MiB in place and 8 MiB out of place, so 1)
 };
 const Tuning& tuning();
 

@@ -11,6 +11,8 @@
 //   +kBarFlagsOff barrier flags: SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 epochs, written by
 //                 peers (symmem_barrier / barrier_on_stream on cuda)
 //   +kHeaderOff   Header (magic, sizes, device UUID), written at alloc, read by peers at import
+//   +kScratchOff  push one-shot scratch, up to the end of the pad region (2 slots x world ranks x
+//                 capacity; none where the pad region is smaller): written by peers, read locally
 #pragma once
 #include <cstdint>
 
@@ -27,6 +29,8 @@ constexpr uint64_t kClaimOff = kEpochsOff + uint64_t{kMaxBlocks} * 4;
 constexpr uint64_t kBarFlagsOff = kClaimOff + 256;  // barrier epochs: CHANNELS x MAX_WORLD uint32
 constexpr uint64_t kHeaderOff = kBarFlagsOff + uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4;
 constexpr uint64_t kPadUsedBytes = kHeaderOff + 256;
+constexpr uint64_t kScratchOff = 64 * 1024;
+static_assert(kPadUsedBytes <= kScratchOff, "pad layout overlaps the scratch");
 
 constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 struct Header {
