@@ -34,7 +34,7 @@ public final class LocalLauncher {
     }
 
     public int run(List<String> command) throws IOException, InterruptedException {
-        int port = masterPort != 0 ? masterPort : freePort(masterAddr);
+        int port = masterPort != 0 ? masterPort : freePortOutsideHttpPorts(masterAddr);
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
@@ -122,6 +122,27 @@ public final class LocalLauncher {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** A free store port that none of the ranks' HTTP ports (SYMMEM_HTTP_PORT + local rank) will want. */
+    private int freePortOutsideHttpPorts(String host) throws IOException {
+        int httpBase = httpBasePort();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = freePort(host);
+            if (port < httpBase || port >= httpBase + ranks) {
+                return port;
+            }
+        }
+        throw new IOException("found no free store port outside the HTTP ports " + httpBase + ".." + (httpBase + ranks - 1));
+    }
+
+    private static int httpBasePort() {
+        String configured = System.getenv("SYMMEM_HTTP_PORT");
+        try {
+            return configured == null ? 8700 : Integer.parseInt(configured.trim());
+        } catch (NumberFormatException invalid) {
+            return 8700; // the ranks will reject it with a message naming SYMMEM_HTTP_PORT
+        }
     }
 
     private static int freePort(String host) throws IOException {

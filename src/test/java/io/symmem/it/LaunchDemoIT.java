@@ -10,7 +10,7 @@ class LaunchDemoIT {
 
     @Test
     void fourRanksAllReduceAndPass() throws Exception {
-        try (RankProcess launcher = RankProcess.start("launch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.free())),
+        try (RankProcess launcher = RankProcess.start("launch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(4))),
                 "launch", "-n", "4", "demo", "--sizes", "4KiB,1MiB,1000003", "--min-time-ms", "50")) {
             int code = launcher.exitCode(180);
             String out = launcher.output();
@@ -28,7 +28,7 @@ class LaunchDemoIT {
     @Test
     void theFirstFailingRankStopsTheOthersAndTheLauncherFails() throws Exception {
         // Rank 2 asks for a different size: every rank fails the size check; the launcher must exit non-zero.
-        try (RankProcess launcher = RankProcess.start("launch-mismatch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.free())),
+        try (RankProcess launcher = RankProcess.start("launch-mismatch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(4))),
                 "launch", "-n", "4", "demo", "--sizes", "4KiB", "--bytes-of-rank", "2=8192")) {
             int code = launcher.exitCode(180);
             String out = launcher.output();

@@ -18,13 +18,24 @@ class RankFailuresIT {
         env.put("MASTER_ADDR", "127.0.0.1");
         env.put("MASTER_PORT", Integer.toString(masterPort));
         env.put("SYMMEM_HTTP_PORT", Integer.toString(httpBase));
+        // A rank that cannot start must not keep the others waiting for the default minute.
+        env.put("SYMMEM_TIMEOUT_RENDEZVOUS", "30s");
         return env;
+    }
+
+    /** Every rank's output, so that a failure shows why a peer went missing. */
+    private static String everyOutput(List<RankProcess> ranks) {
+        StringBuilder all = new StringBuilder();
+        for (int r = 0; r < ranks.size(); r++) {
+            all.append("---- rank ").append(r).append(" ----\n").append(ranks.get(r).output());
+        }
+        return all.toString();
     }
 
     @Test
     void aRankThatNeverJoinsIsNamedByEveryOtherRankWithinTheTimeout() throws Exception {
         int port = Ports.free();
-        int http = Ports.free();
+        int http = Ports.freeBlock(4);
         List<RankProcess> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < 3; r++) { // rank 3 of 4 never starts
@@ -47,7 +58,7 @@ class RankFailuresIT {
     @Test
     void differentBufferSizesGiveAClearErrorOnEveryRank() throws Exception {
         int port = Ports.free();
-        int http = Ports.free();
+        int http = Ports.freeBlock(4);
         List<RankProcess> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < 4; r++) {
@@ -56,8 +67,8 @@ class RankFailuresIT {
             }
             for (int r = 0; r < 4; r++) {
                 RankProcess p = ranks.get(r);
-                assertThat(p.exitCode(90)).as(p.output()).isEqualTo(1);
-                assertThat(p.output()).contains("symmetric buffer sizes differ across the ranks of group 'demo'")
+                assertThat(p.exitCode(90)).as(everyOutput(ranks)).isEqualTo(1);
+                assertThat(p.output()).as(everyOutput(ranks)).contains("symmetric buffer sizes differ across the ranks of group 'demo'")
                         .contains("rank 2: 8192 bytes").contains("rank 0: 4096 bytes");
             }
         } finally {

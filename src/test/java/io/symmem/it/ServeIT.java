@@ -41,7 +41,7 @@ class ServeIT {
     @Test
     void twoRanksBecomeReadyTogetherAndDescribeTheWorld() throws Exception {
         int store = Ports.free();
-        int base = Ports.free();
+        int base = Ports.freeBlock(2);
         Map<String, String> common = Map.of("WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1",
                 "MASTER_PORT", Integer.toString(store), "SYMMEM_HTTP_PORT", Integer.toString(base),
                 "SYMMEM_TIMEOUT_RENDEZVOUS", "60s");

@@ -21,7 +21,7 @@ class StoreHttpIT {
 
     @BeforeAll
     static void startRank() throws Exception {
-        port = Ports.free();
+        port = Ports.freeBlock(1);
         rank = RankProcess.start("store-http", Map.of("WORLD_SIZE", "1", "RANK", "0", "MASTER_ADDR", "127.0.0.1",
                 "MASTER_PORT", Integer.toString(Ports.free()), "SYMMEM_HTTP_PORT", Integer.toString(port)), "serve");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
