@@ -30,7 +30,10 @@ JAVA=$PKG/jre/bin/java
 SYMMEM=("$JAVA" -jar "$PKG/app/quarkus-run.jar")
 B=${BUILD_DIR:-/tmp/symmem-cuda-build}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
-WORLD=$(( NGPU < 4 ? NGPU : 4 ))
+# One rank per GPU, up to 8 (collectives support world 2..8); WORLD=N overrides.
+WORLD=${WORLD:-$(( NGPU < 8 ? NGPU : 8 ))}
+# With 8 GPUs the native suite also runs world 8 on 8 GPUs; SYMMEM_TEST_WORLDS=... overrides.
+if (( NGPU >= 8 )); then export SYMMEM_TEST_WORLDS=${SYMMEM_TEST_WORLDS:-2,4,8}; fi
 declare -a SUMMARY
 note() { SUMMARY+=("$(printf '%-58s %s' "$1" "$2")"); }
 step() { # step NAME TIMEOUT LOG cmd...: runs with a deadline, appends to LOG, records PASS/FAIL
@@ -80,7 +83,7 @@ fi
 
 # 2b. world 8 on these GPUs, several ranks per GPU (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1): correctness
 #     only, while no 8-GPU machine is lent (WORLD8=0 skips it).
-if [[ ${WORLD8:-1} == 1 && -x $B/tests/test_cuda_collectives ]]; then
+if [[ ${WORLD8:-1} == 1 && $NGPU -lt 8 && -x $B/tests/test_cuda_collectives ]]; then
   SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 SYMMEM_TEST_WORLDS=8 step "native correctness, world 8 on $NGPU GPUs (overlapping)" 240 native.log \
     "$B/tests/test_cuda_collectives"
   SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 SYMMEM_BACKEND=cuda step "java demo, cuda, 8 ranks on $NGPU GPUs (overlapping)" 150 run.log \
