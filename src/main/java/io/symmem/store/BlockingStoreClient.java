@@ -407,6 +407,11 @@ public final class BlockingStoreClient implements Store {
                 candidate.setTcpNoDelay(true);
                 long leftMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
                 candidate.connect(new InetSocketAddress(host, port), (int) Math.min(leftMillis, Integer.MAX_VALUE));
+                if (SelfConnection.is(candidate.getLocalPort(), candidate.getPort(),
+                        candidate.getLocalAddress().getHostAddress(), candidate.getInetAddress().getHostAddress())) {
+                    candidate.close();
+                    throw SelfConnection.error(describe());
+                }
                 socket = candidate;
                 in = candidate.getInputStream();
                 out = candidate.getOutputStream();

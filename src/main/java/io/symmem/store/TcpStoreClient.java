@@ -445,7 +445,12 @@ public final class TcpStoreClient implements Store {
             return;
         }
         netClient.connect(port, host).onComplete(attempt -> {
-            if (attempt.succeeded()) {
+            if (attempt.succeeded() && SelfConnection.is(attempt.result().localAddress().port(),
+                    attempt.result().remoteAddress().port(), attempt.result().localAddress().host(),
+                    attempt.result().remoteAddress().host())) {
+                attempt.result().close();
+                retry(deadline, delayMs, SelfConnection.error(describe()), established);
+            } else if (attempt.succeeded()) {
                 handshake(attempt.result(), deadline, error -> {
                     if (error == null) {
                         established.done(null);

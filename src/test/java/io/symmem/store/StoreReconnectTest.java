@@ -24,7 +24,7 @@ class StoreReconnectTest extends VertxTest {
 
     @Test
     void clientReconnectsAfterAServerRestartOnTheSamePort() {
-        StoreServer first = startServer(vertx);
+        StoreServer first = StoreTestSupport.startServerOnFixedPort(vertx);
         int port = first.port();
         TcpStoreClient client = TcpStoreClient.connect(vertx, HOST, port, Duration.ofSeconds(10)).await().atMost(AWAIT);
         try {

@@ -18,6 +18,25 @@ final class StoreTestSupport {
         return server;
     }
 
+    /**
+     * A server on a port below Linux's ephemeral range (32768+), for tests that restart a server on
+     * the same port: an ephemeral port may meanwhile be taken as some client's source port.
+     */
+    static StoreServer startServerOnFixedPort(Vertx vertx) {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(20000, 32000);
+            StoreServer server = new StoreServer(vertx, HOST, port);
+            try {
+                server.start().await().atMost(AWAIT);
+                return server;
+            } catch (RuntimeException taken) {
+                last = taken;
+            }
+        }
+        throw last;
+    }
+
     static StoreServer startServer(Vertx vertx, StoreLimits limits) {
         StoreServer server = new StoreServer(vertx, HOST, 0, limits);
         server.start().await().atMost(AWAIT);
