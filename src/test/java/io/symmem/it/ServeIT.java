@@ -21,12 +21,17 @@ class ServeIT {
 
     /** Polls until the rank answers (it is starting) or the deadline passes. */
     private HttpResponse<String> await(int port, String path, int status, long seconds) throws Exception {
+        return await(port, path, status, "", seconds);
+    }
+
+    /** Polls until the rank answers {@code status} with a body containing {@code text}. */
+    private HttpResponse<String> await(int port, String path, int status, String text, long seconds) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         HttpResponse<String> last = null;
         while (System.nanoTime() < deadline) {
             try {
                 last = get(port, path);
-                if (last.statusCode() == status) {
+                if (last.statusCode() == status && last.body().contains(text)) {
                     return last;
                 }
             } catch (java.io.IOException notYetListening) {
@@ -34,7 +39,7 @@ class ServeIT {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("GET " + path + " on port " + port + " never answered " + status + "; last: "
+        throw new AssertionError("GET " + path + " on port " + port + " never answered " + status + " with '" + text + "'; last: "
                 + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
     }
 
@@ -49,8 +54,9 @@ class ServeIT {
         env0.put("RANK", "0");
         try (RankProcess rank0 = RankProcess.start("serve0", env0, "serve")) {
             // Alone, rank 0 is alive but not ready: its peer has not joined.
-            HttpResponse<String> notReady = await(base, "/q/health/ready", 503, 60);
-            assertThat(notReady.body()).contains("JOINING");
+            // (HTTP comes up a moment before the serve command starts joining: NOT_STARTED, then JOINING.)
+            HttpResponse<String> notReady = await(base, "/q/health/ready", 503, "JOINING", 60);
+            assertThat(notReady.body()).contains("\"status\": \"DOWN\"");
             Map<String, String> env1 = new java.util.HashMap<>(common);
             env1.put("RANK", "1");
             try (RankProcess rank1 = RankProcess.start("serve1", env1, "serve")) {
