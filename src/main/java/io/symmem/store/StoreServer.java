@@ -94,28 +94,48 @@ public final class StoreServer implements AutoCloseable {
      * Binds host:port and starts serving; the Uni yields the bound port (the ephemeral one when 0 was
      * asked). Starts at once, like every Uni of this package.
      */
+    /** How long listen() keeps retrying a port that is still in use. */
+    static final java.time.Duration BIND_RETRY = java.time.Duration.ofSeconds(3);
+
     public Uni<Integer> listen(String host, int port) {
         Objects.requireNonNull(host, "host must not be null");
         checkPort(port);
         Promise<Integer> bound = Promise.promise();
+        long deadline = System.nanoTime() + BIND_RETRY.toNanos();
         context.runOnContext(ignored -> {
             if (netServer != null) {
                 bound.fail(new IllegalStateException("store server is already listening on " + address()));
                 return;
             }
-            netServer = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true));
-            netServer.connectHandler(this::accept);
-            netServer.listen().onSuccess(server -> {
-                boundHost = host;
-                boundPort = server.actualPort();
-                LOG.infof("store server listening on %s", address());
-                bound.complete(boundPort);
-            }).onFailure(e -> {
-                netServer = null;
-                bound.fail(new StoreException("store server could not bind " + host + ":" + port + ": " + e.getMessage(), e));
-            });
+            bind(host, port, deadline, bound);
         });
         return fromFuture(bound.future());
+    }
+
+    /**
+     * A store restarted on its port (rank 0 restarted, a test restarting its server) can find the
+     * port still held for a moment by the previous server's closing connections: retry the bind for
+     * up to {@link #BIND_RETRY} before failing with the address named.
+     */
+    private void bind(String host, int port, long deadline, Promise<Integer> bound) {
+        netServer = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
+                .setReuseAddress(true));
+        netServer.connectHandler(this::accept);
+        netServer.listen().onSuccess(server -> {
+            boundHost = host;
+            boundPort = server.actualPort();
+            LOG.infof("store server listening on %s", address());
+            bound.complete(boundPort);
+        }).onFailure(e -> {
+            netServer = null;
+            if ((e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException)
+                    && port != 0 && System.nanoTime() < deadline) {
+                LOG.debugf("store port %s:%d still in use (%s); retrying", host, port, e.getMessage());
+                vertx.setTimer(50, t -> bind(host, port, deadline, bound));
+                return;
+            }
+            bound.fail(new StoreException("store server could not bind " + host + ":" + port + ": " + e.getMessage(), e));
+        });
     }
 
     private void accept(NetSocket socket) {
