@@ -53,20 +53,5 @@ inline symmem_buffer* make_cuda_buffer(const char* test, int rank, int world, in
                                        uint64_t bytes, symmem_backend** be_out) {
   Names names(test, world);
   CUDA_OK(cudaSetDevice(device));
-  symmem_backend* be = nullptr;
-  CHECK_OK(symmem_backend_open("cuda", device, &be));
-  symmem_buffer* b = nullptr;
-  CHECK_OK(symmem_buffer_alloc(be, bytes, &b));
-  symmem_channel* ch = nullptr;
-  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
-  int fd = -1;
-  std::vector<int> fds(world, -1);
-  CHECK_OK(symmem_buffer_export_fd(b, &fd));
-  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, world, 1, fd, fds.data(),
-                                         20000));
-  CHECK_OK(symmem_buffer_import(b, rank, world, fds.data()));
-  for (int r = 0; r < world; ++r) close(fds[r]);
-  CHECK_OK(symmem_channel_close(ch));
-  *be_out = be;
-  return b;
+  return make_imported_buffer("cuda", device, names, rank, world, bytes, be_out, 20000);
 }

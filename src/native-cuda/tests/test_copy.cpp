@@ -81,17 +81,7 @@ static void single_process_checks() {
 static int rank_main(int rank) {
   Names names("copy", kWorld);
   symmem_backend* be = nullptr;
-  CHECK_OK(symmem_backend_open("host", 0, &be));
-  symmem_buffer* b = nullptr;
-  CHECK_OK(symmem_buffer_alloc(be, kBytes, &b));
-  symmem_channel* ch = nullptr;
-  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
-  int fd = -1, fds[kWorld];
-  CHECK_OK(symmem_buffer_export_fd(b, &fd));
-  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, kWorld, 1, fd, fds, 10000));
-  CHECK_OK(symmem_buffer_import(b, rank, kWorld, fds));
-  for (int r = 0; r < kWorld; ++r) close(fds[r]);
-  CHECK_OK(symmem_channel_close(ch));
+  symmem_buffer* b = make_imported_buffer("host", 0, names, rank, kWorld, kBytes, &be);
 
   const uint64_t n = 500;
   std::vector<float> in(n), res(n);

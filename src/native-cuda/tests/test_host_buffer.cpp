@@ -102,18 +102,14 @@ static int rank_main(int rank) {
   CHECK_STATUS(symmem_barrier(b, 0, 100), SYMMEM_ERR_STATE);
 
   // Exchange and import.
-  symmem_channel* ch = nullptr;
-  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
-  int fd = -1, fds[kWorld];
-  CHECK_OK(symmem_buffer_export_fd(b, &fd));
-  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, kWorld, 1, fd, fds, kTimeout));
-  CHECK_OK(symmem_buffer_import(b, rank, kWorld, fds));
-  for (int r = 0; r < kWorld; ++r) close(fds[r]);  // import took no ownership; mappings stay
-  CHECK_OK(symmem_channel_close(ch));
+  exchange_and_import(b, names, rank, kWorld, kTimeout);  // closes the received fds; mappings stay
   CHECK(symmem_buffer_rank(b) == rank && symmem_buffer_world(b) == kWorld);
   CHECK(symmem_buffer_ptr(b, rank) == self);
   CHECK(symmem_buffer_ptr(b, kWorld) == nullptr);
-  CHECK_STATUS(symmem_buffer_import(b, rank, kWorld, fds), SYMMEM_ERR_STATE);
+  int own_fd = -1, again[kWorld];  // a second import is refused whatever the fds
+  CHECK_OK(symmem_buffer_export_fd(b, &own_fd));
+  for (int r = 0; r < kWorld; ++r) again[r] = own_fd;
+  CHECK_STATUS(symmem_buffer_import(b, rank, kWorld, again), SYMMEM_ERR_STATE);
 
   // Every rank reads every peer's data directly.
   CHECK_OK(symmem_barrier(b, 0, kTimeout));

@@ -14,17 +14,7 @@ static float in(int rank, uint64_t i, int round) {
 static int rank_main(int rank) {
   Names names("hostcoll", kWorld);
   symmem_backend* be = nullptr;
-  CHECK_OK(symmem_backend_open("host", 0, &be));
-  symmem_buffer* b = nullptr;
-  CHECK_OK(symmem_buffer_alloc(be, kN * 4 * kWorld, &b));
-  symmem_channel* ch = nullptr;
-  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
-  int fd = -1, fds[kWorld];
-  CHECK_OK(symmem_buffer_export_fd(b, &fd));
-  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, kWorld, 1, fd, fds, 10000));
-  CHECK_OK(symmem_buffer_import(b, rank, kWorld, fds));
-  for (int r = 0; r < kWorld; ++r) close(fds[r]);
-  CHECK_OK(symmem_channel_close(ch));
+  symmem_buffer* b = make_imported_buffer("host", 0, names, rank, kWorld, kN * 4 * kWorld, &be);
   float* mine = static_cast<float*>(symmem_buffer_ptr(b, rank));
   std::vector<float> out(kN * kWorld);
   int round = 0;

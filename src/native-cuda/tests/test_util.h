@@ -66,6 +66,35 @@ struct Names {
   }
 };
 
+// The test rendezvous of a buffer: every rank sends its fd to every peer over a fresh channel and
+// imports theirs (the buffer takes no ownership of the received fds, so they are closed here).
+inline void exchange_and_import(symmem_buffer* b, const Names& names, int rank, int world,
+                                int timeout_ms = 10000) {
+  symmem_channel* ch = nullptr;
+  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
+  int fd = -1;
+  std::vector<int> fds(world, -1);
+  CHECK_OK(symmem_buffer_export_fd(b, &fd));
+  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, world, 1, fd, fds.data(),
+                                         timeout_ms));
+  CHECK_OK(symmem_buffer_import(b, rank, world, fds.data()));
+  for (int r = 0; r < world; ++r) close(fds[r]);
+  CHECK_OK(symmem_channel_close(ch));
+}
+
+// Opens `backend` on `device`, allocates `bytes` and maps every peer's buffer.
+inline symmem_buffer* make_imported_buffer(const char* backend, int device, const Names& names,
+                                           int rank, int world, uint64_t bytes,
+                                           symmem_backend** be_out, int timeout_ms = 10000) {
+  symmem_backend* be = nullptr;
+  CHECK_OK(symmem_backend_open(backend, device, &be));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, bytes, &b));
+  exchange_and_import(b, names, rank, world, timeout_ms);
+  *be_out = be;
+  return b;
+}
+
 inline int count_open_fds() {
   int n = 0;
   DIR* d = opendir("/proc/self/fd");
