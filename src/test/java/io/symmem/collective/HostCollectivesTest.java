@@ -10,17 +10,12 @@ import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeException;
 import io.symmem.nativ.NativeStream;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
-import io.vertx.core.Vertx;
+import io.symmem.testing.ThreadRanks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -31,9 +26,7 @@ import org.junit.jupiter.api.Test;
 class HostCollectivesTest {
     private static final int WORLD = 3;
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private Vertx vertx;
-    private StoreServer server;
-    private ExecutorService ranks;
+    private ThreadRanks ranks;
 
     interface RankBody {
         void run(int rank, SymmetricMemory memory) throws Exception;
@@ -41,35 +34,24 @@ class HostCollectivesTest {
 
     @BeforeEach
     void start() {
-        vertx = Vertx.vertx();
-        server = new StoreServer(vertx, StoreLimits.defaults());
-        server.listen("127.0.0.1", 0).await().atMost(TIMEOUT);
-        ranks = Executors.newFixedThreadPool(WORLD);
+        ranks = new ThreadRanks(WORLD, TIMEOUT);
     }
 
     @AfterEach
     void stop() throws InterruptedException {
-        ranks.shutdownNow();
-        assertThat(ranks.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
-        server.close();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+        ranks.close();
     }
 
     private void onRanks(String group, long bytes, RankBody body) throws Exception {
-        List<Future<?>> futures = new ArrayList<>();
-        for (int r = 0; r < WORLD; r++) {
-            int rank = r;
-            futures.add(ranks.submit(() -> {
-                try (TcpStoreClient store = TcpStoreClient.connect(vertx, "127.0.0.1", server.port(), TIMEOUT).await().atMost(TIMEOUT);
-                        NativeBackend backend = new NativeBackend("host", -1)) {
-                    SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
-                    try (SymmetricMemory memory = allocator.allocate(new StoreExchange(store, group, rank, WORLD), bytes, TIMEOUT)) {
-                        body.run(rank, memory);
-                    }
+        List<Future<Object>> futures = ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client(); NativeBackend backend = new NativeBackend("host", -1)) {
+                SymmetricAllocator allocator = new SymmetricAllocator(backend, TIMEOUT);
+                try (SymmetricMemory memory = allocator.allocate(new StoreExchange(store, group, rank, WORLD), bytes, TIMEOUT)) {
+                    body.run(rank, memory);
                 }
-                return null;
-            }));
-        }
+            }
+            return null;
+        });
         for (Future<?> f : futures) {
             f.get(60, TimeUnit.SECONDS);
         }

@@ -5,19 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.symmem.collective.AllReduce;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
-import io.vertx.core.Vertx;
+import io.symmem.testing.ThreadRanks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -32,37 +27,25 @@ import org.junit.jupiter.api.Test;
 class SymmetricAllocatorTest {
     private static final int WORLD = 4;
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private Vertx vertx;
-    private StoreServer server;
-    private ExecutorService ranks;
+    private ThreadRanks ranks;
 
     @BeforeEach
     void start() {
-        vertx = Vertx.vertx();
-        server = new StoreServer(vertx, StoreLimits.defaults());
-        server.listen("127.0.0.1", 0).await().atMost(TIMEOUT);
-        ranks = Executors.newFixedThreadPool(WORLD);
+        ranks = new ThreadRanks(WORLD, TIMEOUT);
     }
 
     @AfterEach
     void stop() throws InterruptedException {
-        ranks.shutdownNow();
-        assertThat(ranks.awaitTermination(20, TimeUnit.SECONDS)).as("rank threads ended").isTrue();
-        server.close();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+        ranks.close();
     }
 
     /** Runs body on `count` ranks (of a world of WORLD) and returns each rank's result or failure. */
     private <T> List<Future<T>> onRanks(int count, IntFunction<Callable<T>> body) {
-        List<Future<T>> results = new ArrayList<>();
-        for (int r = 0; r < count; r++) {
-            results.add(ranks.submit(body.apply(r)));
-        }
-        return results;
+        return ranks.run(count, body);
     }
 
     private TcpStoreClient client() {
-        return TcpStoreClient.connect(vertx, "127.0.0.1", server.port(), TIMEOUT).await().atMost(TIMEOUT);
+        return ranks.client();
     }
 
     @Test
