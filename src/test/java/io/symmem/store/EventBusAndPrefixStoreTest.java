@@ -2,7 +2,6 @@ package io.symmem.store;
 
 import static io.symmem.store.StoreTestSupport.AWAIT;
 import static io.symmem.store.StoreTestSupport.bytes;
-import static io.symmem.store.StoreTestSupport.startServer;
 import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,25 +9,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(20)
-class EventBusAndPrefixStoreTest extends VertxTest {
-
-    private StoreServer server;
-
-    @BeforeEach
-    void start() {
-        server = startServer(vertx);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class EventBusAndPrefixStoreTest extends StoreServerTest {
 
     @Test
     void aWaitOverTheBusFailsWithTheStoresMessageNotAReplyTimeout() {

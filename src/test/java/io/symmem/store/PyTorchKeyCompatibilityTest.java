@@ -5,14 +5,11 @@ import static io.symmem.store.RawConnection.string;
 import static io.symmem.store.StoreTestSupport.AWAIT;
 import static io.symmem.store.StoreTestSupport.bytes;
 import static io.symmem.store.StoreTestSupport.connect;
-import static io.symmem.store.StoreTestSupport.startServer;
 import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,19 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * its "/" prefix), so that a key a Python rank writes as "foo" is the key our clients read as "foo".
  */
 @Timeout(20)
-class PyTorchKeyCompatibilityTest extends VertxTest {
-
-    private StoreServer server;
-
-    @BeforeEach
-    void start() {
-        server = startServer(vertx);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class PyTorchKeyCompatibilityTest extends StoreServerTest {
 
     @Test
     void keysWrittenLikePyTorchAreReadByJavaClientsAndViceVersa() throws Exception {

@@ -6,35 +6,20 @@ import static io.symmem.store.StoreTestSupport.AWAIT;
 import static io.symmem.store.StoreTestSupport.awaitPendingWaits;
 import static io.symmem.store.StoreTestSupport.bytes;
 import static io.symmem.store.StoreTestSupport.connect;
-import static io.symmem.store.StoreTestSupport.startServer;
 import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Drives the server with hand-built TCPStore frames (query codes as in c10d: SET=1 … PING=13). */
 @Timeout(20)
-class StoreWireFormatTest extends VertxTest {
+class StoreWireFormatTest extends StoreServerTest {
 
     private static final int SET = 1, GET = 3, ADD = 4, CHECK = 5, WAIT = 6, GETNUMKEYS = 7, DELETE_KEY = 8,
             CANCEL_WAIT = 12, PING = 13;
-
-    private StoreServer server;
-
-    @BeforeEach
-    void start() {
-        server = startServer(vertx);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
 
     @Test
     void everyImplementedFrameAnswersAsTcpStoreDoes() throws Exception {
