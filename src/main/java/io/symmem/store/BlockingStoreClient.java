@@ -28,27 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class BlockingStoreClient implements Store {
     private static final Duration CANCEL_GRACE = Duration.ofSeconds(2);
-    /**
-     * How long a call polls for its answer before it blocks, from SYMMEM_STORE_SPIN_MICROS (an
-     * environment variable, read here rather than through the rank's configuration because this
-     * client is also used outside a rank); 0, the default, blocks at once.
-     */
-    static final long SPIN_NANOS = 1_000L * spinMicros(System.getenv("SYMMEM_STORE_SPIN_MICROS"));
-
-    static long spinMicros(String value) {
-        if (value == null || value.isBlank()) {
-            return 0;
-        }
-        try {
-            long micros = Long.parseLong(value.trim());
-            if (micros >= 0 && micros <= 10_000) {
-                return micros;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("SYMMEM_STORE_SPIN_MICROS=" + value + " is invalid: expected microseconds, 0..10000");
-    }
+    /** How long a call polls for its answer before it blocks ({@link StoreSpin}). */
+    static final long SPIN_NANOS = StoreSpin.clientNanos();
 
     private final String host;
     private final int port;
@@ -384,9 +365,8 @@ public final class BlockingStoreClient implements Store {
     }
 
     /**
-     * A store answers in microseconds; sleeping in read() and being woken costs several more. With
-     * SYMMEM_STORE_SPIN_MICROS set (for machines with cores to spare), poll the socket that long
-     * first (FIONREAD via available()), then block.
+     * A store answers in microseconds; sleeping in read() and being woken costs several more. So
+     * poll the socket for {@link #SPIN_NANOS} first (FIONREAD via available()), then block.
      */
     private void spinUntilReadable(long deadline) throws IOException {
         if (SPIN_NANOS == 0) {

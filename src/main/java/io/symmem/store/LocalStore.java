@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -198,11 +199,26 @@ public final class LocalStore implements Store {
     public void close() {
         StoreException error = new StoreException("local store " + description + " was closed");
         closed = error;
-        context.runOnContext(v -> {
-            for (LocalWait wait : new ArrayList<>(pendingWaits)) {
-                wait.fail(error);
-            }
-        });
+        try {
+            context.runOnContext(v -> failPendingWaits(error));
+        } catch (RejectedExecutionException e) {
+            // The server stopped first and has failed the waits already.
+        }
+    }
+
+    /** The server is stopping (called on its context): every wait fails, later calls fail at once. */
+    void serverStopped() {
+        StoreException error = new StoreException("store server " + description + " was stopped");
+        if (closed == null) {
+            closed = error;
+        }
+        failPendingWaits(error);
+    }
+
+    private void failPendingWaits(StoreException error) {
+        for (LocalWait wait : new ArrayList<>(pendingWaits)) {
+            wait.fail(error);
+        }
     }
 
     // ---- plumbing ---------------------------------------------------------------------------
@@ -245,17 +261,26 @@ public final class LocalStore implements Store {
     }
 
     private void onContext(CompletableFuture<?> result, Runnable action) {
-        context.runOnContext(v -> {
-            if (closed != null) {
-                result.completeExceptionally(closed);
-                return;
-            }
-            try {
-                action.run();
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
+        StoreException refused = closed;
+        if (refused != null) {
+            result.completeExceptionally(refused);
+            return;
+        }
+        try {
+            context.runOnContext(v -> {
+                if (closed != null) {
+                    result.completeExceptionally(closed);
+                    return;
+                }
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new StoreException("store server " + description + " was stopped", e));
+        }
     }
 
     private StoreTimeoutException timeoutError(Duration timeout, List<String> missing) {

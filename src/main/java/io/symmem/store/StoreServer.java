@@ -5,7 +5,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
@@ -16,6 +15,9 @@ import java.util.List;
 import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
 
 /**
@@ -49,11 +51,15 @@ public final class StoreServer implements AutoCloseable {
 
     private final Vertx vertx;
     private final StoreLimits limits;
+    private final StoreEventLoop loop;
     private final Context context;
     private final StoreState state = new StoreState();
     private final StoreStatistics statistics = new StoreStatistics();
     private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Scheduler scheduler = new Scheduler();
+    /** Handed out by {@link #localStore()}: their waits fail when the server stops (its loop ends). */
+    private final List<LocalStore> localStores = new CopyOnWriteArrayList<>();
+    private final AtomicReference<Future<Void>> stopResult = new AtomicReference<>();
     /** Address given to the constructor for {@link #start()}; null when {@link #listen} is used directly. */
     private final String configuredHost;
     private final int configuredPort;
@@ -68,13 +74,18 @@ public final class StoreServer implements AutoCloseable {
 
     /** {@code host} may be null when the address is given later to {@link #listen(String, int)}. */
     public StoreServer(Vertx vertx, String host, int port, StoreLimits limits) {
+        this(vertx, host, port, limits, StoreSpin.serverNanos());
+    }
+
+    /** As above, with the event loop's poll window given instead of read from the environment. */
+    StoreServer(Vertx vertx, String host, int port, StoreLimits limits, long spinNanos) {
         this.vertx = Objects.requireNonNull(vertx, "vertx must not be null");
         this.limits = Objects.requireNonNull(limits, "limits must not be null");
         this.configuredHost = host;
         this.configuredPort = checkPort(port);
-        Context current = vertx.getOrCreateContext();
-        // One event loop serves every connection and the state; a worker context would add hops.
-        this.context = current.isEventLoopContext() ? current : ((VertxInternal) vertx).createEventLoopContext();
+        // One event loop of its own serves every connection and the state (see StoreEventLoop).
+        this.loop = StoreEventLoop.create(vertx, spinNanos);
+        this.context = loop.context();
     }
 
     /** A server whose address is given later, to {@link #listen(String, int)}. */
@@ -102,7 +113,7 @@ public final class StoreServer implements AutoCloseable {
         checkPort(port);
         Promise<Integer> bound = Promise.promise();
         long deadline = System.nanoTime() + BIND_RETRY.toNanos();
-        context.runOnContext(ignored -> {
+        onContext(bound, () -> {
             if (netServer != null) {
                 bound.fail(new IllegalStateException("store server is already listening on " + address()));
                 return;
@@ -124,7 +135,7 @@ public final class StoreServer implements AutoCloseable {
         netServer.listen().onSuccess(server -> {
             boundHost = host;
             boundPort = server.actualPort();
-            LOG.infof("store server listening on %s", address());
+            LOG.infof("store server listening on %s (%s)", address(), loop.description());
             bound.complete(boundPort);
         }).onFailure(e -> {
             netServer = null;
@@ -237,14 +248,21 @@ public final class StoreServer implements AutoCloseable {
     /** Number of WAITs the server holds unanswered; for tests and diagnostics. */
     Uni<Integer> pendingWaitCount() {
         Promise<Integer> count = Promise.promise();
-        context.runOnContext(ignored -> count.complete(state.pendingWaits()));
+        onContext(count, () -> count.complete(state.pendingWaits()));
         return fromFuture(count.future());
+    }
+
+    /** The thread that serves the store; for tests. */
+    Uni<Thread> loopThread() {
+        Promise<Thread> thread = Promise.promise();
+        onContext(thread, () -> thread.complete(Thread.currentThread()));
+        return fromFuture(thread.future());
     }
 
     /** Key count, connections and operations served per type, read on the server's context. */
     public Uni<StoreStats> stats() {
         Promise<StoreStats> snapshot = Promise.promise();
-        context.runOnContext(ignored -> snapshot.complete(statistics.snapshot(state, connections.size())));
+        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state, connections.size())));
         return fromFuture(snapshot.future());
     }
 
@@ -253,13 +271,21 @@ public final class StoreServer implements AutoCloseable {
      * context directly. Meant for the rank that hosts the server. Closing it leaves the server running.
      */
     public LocalStore localStore() {
-        return new LocalStore(context, state, statistics, limits, address());
+        LocalStore local = new LocalStore(context, state, statistics, limits, address());
+        localStores.add(local);
+        return local;
     }
 
     /** Closes every connection (their clients see "connection lost") and the listening socket. */
     public Uni<Void> stop() {
         Promise<Void> stopped = Promise.promise();
+        if (!stopResult.compareAndSet(null, stopped.future())) {
+            return fromFuture(stopResult.get()); // stopped already, or stopping: the same outcome
+        }
         context.runOnContext(ignored -> {
+            for (LocalStore local : localStores) {
+                local.serverStopped();
+            }
             for (StoreServerConnection connection : new ArrayList<>(connections)) {
                 connection.close();
             }
@@ -273,13 +299,24 @@ public final class StoreServer implements AutoCloseable {
                 stopped.complete();
             });
         });
-        return fromFuture(stopped.future());
+        // The loop's thread ends after it has run the closes queued above (a LocalStore of this
+        // server fails from then on).
+        return fromFuture(stopped.future().onComplete(done -> loop.close()));
     }
 
     /** Blocking {@link #stop()}; do not call it from an event-loop thread. */
     @Override
     public void close() {
         stop().await().atMost(Duration.ofSeconds(10));
+    }
+
+    /** Runs {@code action} on the server's loop; once the server has stopped, fails {@code result} instead. */
+    private void onContext(Promise<?> result, Runnable action) {
+        try {
+            context.runOnContext(ignored -> action.run());
+        } catch (RejectedExecutionException e) {
+            result.fail(new StoreException("store server " + address() + " was stopped", e));
+        }
     }
 
     private static <T> Uni<T> fromFuture(Future<T> future) {
