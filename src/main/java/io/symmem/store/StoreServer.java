@@ -252,6 +252,11 @@ public final class StoreServer implements AutoCloseable {
         return fromFuture(count.future());
     }
 
+    /** Which loop serves the store and how it waits, as logged at start. */
+    public String loopDescription() {
+        return loop.description();
+    }
+
     /** The thread that serves the store; for tests. */
     Uni<Thread> loopThread() {
         Promise<Thread> thread = Promise.promise();

@@ -22,6 +22,10 @@ final class RawConnection implements AutoCloseable {
 
     RawConnection(int port) throws IOException {
         socket = new Socket(StoreTestSupport.HOST, port);
+        // As every TCPStore client does (PyTorch's included): without it the kernel may hold a small
+        // SET back (Nagle) until the server acknowledges the previous one, and the SET reaches the
+        // server after a CHECK sent later on another socket.
+        socket.setTcpNoDelay(true);
         socket.setSoTimeout(3000);
         out = socket.getOutputStream();
         in = new DataInputStream(socket.getInputStream());

@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.channel.SelectStrategy;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +56,7 @@ class StoreEventLoopTest extends VertxTest {
     void aPollingServerServesClientsRunsTimersAndEndsItsThreadOnStop() throws Exception {
         StoreServer server = new StoreServer(vertx, HOST, 0, StoreLimits.defaults(), POLL_NANOS);
         server.start().await().atMost(AWAIT);
+        assertThat(server.loopDescription()).isEqualTo("nio loop, polls 2000 µs after activity");
         Thread loop = server.loopThread().await().atMost(AWAIT);
         assertThat(loop.getName()).startsWith("symmem-store-server-");
         assertThat(loop.isDaemon()).isTrue();
@@ -76,6 +79,29 @@ class StoreEventLoopTest extends VertxTest {
         server.close(); // a second stop is harmless
         assertThatThrownBy(() -> server.stats().await().atMost(AWAIT)).hasMessageContaining("was stopped");
         assertThatThrownBy(() -> local.get("k1", AWAIT).await().atMost(AWAIT)).hasMessageContaining("was stopped");
+    }
+
+    @Test
+    void onVertxWithTheEpollTransportTheStoreLoopIsEpollToo() {
+        Vertx epollVertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+        try {
+            assertThat(epollVertx.isNativeTransportEnabled())
+                    .as("Netty's epoll library loads here (Linux x86_64/aarch64): %s", epollVertx.unavailableNativeTransportCause())
+                    .isTrue();
+            StoreServer server = new StoreServer(epollVertx, HOST, 0, StoreLimits.defaults(), POLL_NANOS);
+            server.start().await().atMost(AWAIT);
+            assertThat(server.loopDescription()).startsWith("epoll loop");
+            try (BlockingStoreClient client = BlockingStoreClient.connect(HOST, server.port(), Duration.ofSeconds(3),
+                    TcpStoreClient.Options.forSymmemServer())) {
+                client.set("k", bytes("v")).await().atMost(AWAIT);
+                assertThat(text(client.get("k", AWAIT).await().atMost(AWAIT))).isEqualTo("v");
+                assertThat(client.add("n", 5).await().atMost(AWAIT)).isEqualTo(5);
+            } finally {
+                server.close();
+            }
+        } finally {
+            epollVertx.close().toCompletionStage().toCompletableFuture().join();
+        }
     }
 
     @Test
