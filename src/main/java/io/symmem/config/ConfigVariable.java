@@ -24,7 +24,21 @@ public enum ConfigVariable {
     SYMMEM_TIMEOUT_RENDEZVOUS("symmem.timeout.rendezvous", "a positive duration such as 30s, 500ms or PT1M", false),
     SYMMEM_TIMEOUT_BARRIER("symmem.timeout.barrier", "a positive duration such as 30s, 500ms or PT1M", false),
     SYMMEM_HTTP_PORT("symmem.http.port", "a TCP port, 1..65535; a rank serves on SYMMEM_HTTP_PORT + LOCAL_RANK", false),
-    SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false);
+    SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false),
+    SYMMEM_STORE_HOST("symmem.store.host", "one of rank0 (rank 0 hosts the store), symmem (a `symmem store` process "
+            + "at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, PyTorch's included)", false),
+    SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", "an integer, 1.." + Limits.MAX_KEY_BYTES, false),
+    SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", "an integer, 1.." + Integer.MAX_VALUE, false),
+    SYMMEM_STORE_MAX_KEYS_PER_REQUEST("symmem.store.max-keys-per-request", "an integer, 1.." + Limits.MAX_KEYS_PER_REQUEST, false);
+
+    /** Upper bounds of the store limits (a key or a key list the server must hold in memory at once). */
+    public static final class Limits {
+        public static final int MAX_KEY_BYTES = 1 << 20;
+        public static final int MAX_KEYS_PER_REQUEST = 1 << 24;
+
+        private Limits() {
+        }
+    }
 
     private final String property;
     private final String allowed;

@@ -62,6 +62,8 @@ public interface SymmemConfig {
 
     Http http();
 
+    Store store();
+
     interface Timeouts {
         /** Deadline of store operations and of connecting to the store (SYMMEM_TIMEOUT_STORE). */
         @WithDefault("60s")
@@ -84,6 +86,31 @@ public interface SymmemConfig {
         /** Interface the HTTP server binds (SYMMEM_HTTP_HOST); 0.0.0.0 for a sidecar. */
         @WithDefault("127.0.0.1")
         String host();
+    }
+
+    /**
+     * Limits of the rank's store: rank 0's server refuses larger frames (closing that connection) and
+     * every rank's client refuses to send them. Every rank must use the same values.
+     */
+    interface Store {
+        /** Who serves the store (SYMMEM_STORE_HOST): rank0, symmem (a `symmem store`) or tcpstore. */
+        @WithDefault("rank0")
+        StoreHost host();
+
+        /** Most bytes of one key (SYMMEM_STORE_MAX_KEY_BYTES). */
+        @WithName("max-key-bytes")
+        @WithDefault("4096")
+        int maxKeyBytes();
+
+        /** Most bytes of one value (SYMMEM_STORE_MAX_VALUE_BYTES). */
+        @WithName("max-value-bytes")
+        @WithDefault("67108864")
+        int maxValueBytes();
+
+        /** Most keys in one CHECK, WAIT or multi-key request (SYMMEM_STORE_MAX_KEYS_PER_REQUEST). */
+        @WithName("max-keys-per-request")
+        @WithDefault("65536")
+        int maxKeysPerRequest();
     }
 
     default int effectiveLocalRank() {

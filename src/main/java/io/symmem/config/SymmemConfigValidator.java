@@ -39,6 +39,10 @@ public final class SymmemConfigValidator {
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_STORE, c.timeout().store());
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_RENDEZVOUS, c.timeout().rendezvous());
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_BARRIER, c.timeout().barrier());
+        checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_KEY_BYTES, c.store().maxKeyBytes(), ConfigVariable.Limits.MAX_KEY_BYTES);
+        checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_VALUE_BYTES, c.store().maxValueBytes(), Integer.MAX_VALUE);
+        checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_KEYS_PER_REQUEST, c.store().maxKeysPerRequest(),
+                ConfigVariable.Limits.MAX_KEYS_PER_REQUEST);
         return problems;
     }
 
@@ -56,6 +60,12 @@ public final class SymmemConfigValidator {
     private static void checkPort(List<String> problems, ConfigVariable variable, int port) {
         if (port < 1 || port > 65535) {
             problems.add(bad(variable, port, "must be a TCP port, 1..65535"));
+        }
+    }
+
+    private static void checkRange(List<String> problems, ConfigVariable variable, int value, int max) {
+        if (value < 1 || value > max) {
+            problems.add(bad(variable, value, "must be between 1 and " + max));
         }
     }
 

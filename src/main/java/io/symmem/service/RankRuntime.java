@@ -148,8 +148,8 @@ public class RankRuntime {
                 throw new InvalidConfigurationException(problems);
             }
             Duration storeTimeout = config.timeout().store();
-            if (config.rank() == 0) {
-                server = new StoreServer(vertx, StoreLimits.defaults());
+            if (config.store().host().hostedBy(config.rank())) {
+                server = new StoreServer(vertx, storeLimits());
                 server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
             }
@@ -177,6 +177,10 @@ public class RankRuntime {
     }
 
     /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
+    private StoreLimits storeLimits() {
+        return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
+    }
+
     private void connectStore(Duration storeTimeout) {
         if (server != null) {
             storeBackend = server.localStore();
@@ -184,7 +188,7 @@ public class RankRuntime {
             // Rank 0 of this world runs our StoreServer, which holds requests behind a pending WAIT:
             // a get is one round trip (WAIT+GET in one write).
             storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                            TcpStoreClient.Options.forSymmemServer())
+                            TcpStoreClient.Options.forSymmemServer().withLimits(storeLimits()))
                     .await().atMost(storeTimeout.plusSeconds(5));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);

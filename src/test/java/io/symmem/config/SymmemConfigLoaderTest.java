@@ -93,6 +93,24 @@ class SymmemConfigLoaderTest {
     }
 
     @Test
+    void storeLimitsDefaultToTheStoresAndCanBeRaised() {
+        SymmemConfig defaults = load(Map.of());
+        assertThat(defaults.store().maxKeyBytes()).isEqualTo(4096);
+        assertThat(defaults.store().maxValueBytes()).isEqualTo(64 * 1024 * 1024);
+        assertThat(defaults.store().maxKeysPerRequest()).isEqualTo(65536);
+        SymmemConfig raised = load(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "1073741824", "SYMMEM_STORE_MAX_KEY_BYTES", "256"));
+        assertThat(raised.store().maxValueBytes()).isEqualTo(1 << 30);
+        assertThat(raised.store().maxKeyBytes()).isEqualTo(256);
+    }
+
+    @Test
+    void badStoreLimitsAreNamed() {
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "0"))).contains("SYMMEM_STORE_MAX_KEY_BYTES=0 is invalid: must be between 1 and");
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "big"))).contains("SYMMEM_STORE_MAX_VALUE_BYTES=big is invalid");
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEYS_PER_REQUEST", "99999999"))).contains("SYMMEM_STORE_MAX_KEYS_PER_REQUEST=99999999 is invalid");
+    }
+
+    @Test
     void everyProblemIsReportedAtOnce() {
         InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
                 InvalidConfigurationException.class,
