@@ -3,7 +3,8 @@
 # come packed by scripts/gpu/pack.sh as .gpu/symmem-gpu.tar.xz; carry that path in the device run):
 #   1. symmem's store server (Java), PyTorch TCPStore clients against it: store_compat.py, both modes
 #   2. NCCL init_process_group + all_reduce + symm_mem rendezvous, 4 GPUs, through symmem's store
-#   3. symmem's Java client against PyTorch TCPStore servers (libuv and legacy): symmem store-check
+#   3. symmem's Java client against PyTorch TCPStore servers (libuv and legacy): symmem store-check;
+#      symmem ranks rendezvous through PyTorch's TCPStore (SYMMEM_STORE_HOST=tcpstore)
 #   4. symmem bench store against symmem's server and against PyTorch's; tcpstore_bench.py (Python
 #      clients) against both; torchrun torch_anchor.py for the reference figures
 # Logs go to $OUT (or ./gpu-out), at most 8 files (what a device run brings back); a short table comes last. Every step has a timeout.
@@ -67,6 +68,10 @@ step "symmem store-check vs TCPStore server (libuv)" 120 store-check.log "${SYMM
 # exit 3: nothing failed, the legacy server does not do queues (it closes the connection on them)
 step "symmem store-check vs TCPStore server (legacy)" 120 store-check.log bash -c '"$@"; rc=$?; [[ $rc == 3 ]] && echo "queue checks unsupported by the legacy server (exit 3)" && rc=0; exit $rc' _ "${SYMMEM[@]}" store-check --port $TLEGACY
 step "symmem store-check vs symmem server" 120 store-check.log "${SYMMEM[@]}" store-check --port $OURS
+# symmem ranks (4, one per GPU) rendezvous through PyTorch's own TCPStore server, as a sidecar next
+# to a torch job would: SYMMEM_STORE_HOST=tcpstore, keys under this run's id
+step "symmem launch -n 4 demo through PyTorch's TCPStore" 180 store-check.log env SYMMEM_STORE_HOST=tcpstore \
+  SYMMEM_RUN_ID=gpu-$$ SYMMEM_HTTP_PORT=28700 "${SYMMEM[@]}" launch -n 4 --master-port $TLIBUV demo --sizes 4KiB,1MiB --min-time-ms 50
 
 if [[ $MODE == quick ]]; then LEVELS=1,4,64; RANKS=256; else LEVELS=1,4,64,1024; RANKS=1024; fi
 step "bench store: Java clients vs symmem server" 150 bench.log "${SYMMEM[@]}" bench store --host 127.0.0.1 --port $OURS --label symmem --pipeline --clients $LEVELS --ranks $RANKS --rounds 1 --all-gather-timeout-seconds 60 --deadline-seconds 100 --phase-seconds 10 --json "$OUT/bench-symmem.json"
@@ -79,7 +84,7 @@ if [[ $MODE != quick && -f $PKG/torch_anchor.py ]]; then
 fi
 
 echo; echo "===== compat (PyTorch clients vs symmem server)"; grep -E "^-- |FAIL|CLIENT-NI|ABSENT|passed" "$OUT/compat.log"
-echo "===== store-check (symmem client)"; grep -E "^symmem store-check|FAIL|UNSUPPORTED|passed" "$OUT/store-check.log"
+echo "===== store-check (symmem client)"; grep -E "^symmem store-check|FAIL|UNSUPPORTED|passed|\[0\] (PASS|symmem all-reduce)|ranks exited" "$OUT/store-check.log"
 echo "===== bench"; grep -E "^ +[0-9]+ (set|get|add)|all_gather|MET|MISSED|^symmem bench" "$OUT/bench.log"
 echo "===== python clients"; grep -E "^TCPStore clients|^ +[0-9]+ (set|get|add)" "$OUT/ref.log"
 echo "===== anchor"; grep -E "TCPStore,|barrier|bytes=" "$OUT/ref.log"

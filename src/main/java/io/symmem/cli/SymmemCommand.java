@@ -5,6 +5,6 @@ import picocli.CommandLine.Command;
 @Command(name = "symmem", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Symmetric memory for the JVM: rendezvous store, symmetric buffers, collectives.",
         subcommands = {LaunchCommand.class, ServeCommand.class, DemoCommand.class, ConfigCommand.class,
-                BenchCommand.class, StoreCheckCommand.class})
+                BenchCommand.class, StoreCommand.class, StoreCheckCommand.class})
 public class SymmemCommand {
 }

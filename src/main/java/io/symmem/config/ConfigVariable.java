@@ -15,6 +15,7 @@ public enum ConfigVariable {
     LOCAL_WORLD_SIZE("symmem.local-world-size", "an integer with 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE", true),
     MASTER_ADDR("symmem.master-addr", "a host name or IP address", true),
     MASTER_PORT("symmem.master-port", "a TCP port, 1..65535", true),
+    SYMMEM_RUN_ID("symmem.run-id", "1 to 128 letters, digits, '.', '_' or '-'", false),
     SYMMEM_BACKEND("symmem.backend", "one of auto, host, cuda", false),
     SYMMEM_ALLOW_OVERLAPPING_DEVICES("symmem.allow-overlapping-devices",
             "true or false (1/0, yes/no); true lets several ranks share a GPU (device LOCAL_RANK % device count)", false),

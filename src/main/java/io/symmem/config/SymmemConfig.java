@@ -41,6 +41,14 @@ public interface SymmemConfig {
     @WithDefault("29500")
     int masterPort();
 
+    /**
+     * Name of this run (SYMMEM_RUN_ID): the rank's own store keys go under symmem/run/&lt;id&gt;/, so runs
+     * that share a store which outlives them (SYMMEM_STORE_HOST=symmem or tcpstore) do not meet each
+     * other's keys. Unset: the keys are not prefixed.
+     */
+    @WithName("run-id")
+    Optional<String> runId();
+
     /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host or cuda. */
     @WithDefault("auto")
     Backend backend();

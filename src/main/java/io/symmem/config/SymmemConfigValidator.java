@@ -9,6 +9,8 @@ public final class SymmemConfigValidator {
     /** Upper bound on ranks in one world: the store is built for it; buffers have their own limit. */
     public static final int MAX_WORLD_SIZE = 1 << 16;
 
+    private static final java.util.regex.Pattern RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
     private SymmemConfigValidator() {
     }
 
@@ -31,6 +33,9 @@ public final class SymmemConfigValidator {
             problems.add(bad(ConfigVariable.MASTER_ADDR, "''", "must name a host"));
         }
         checkPort(problems, ConfigVariable.MASTER_PORT, c.masterPort());
+        c.runId().filter(id -> !RUN_ID.matcher(id).matches())
+                .ifPresent(id -> problems.add(bad(ConfigVariable.SYMMEM_RUN_ID, "'" + id + "'",
+                        "must be 1 to 128 letters, digits, '.', '_' or '-' (it becomes a store key segment)")));
         checkPort(problems, ConfigVariable.SYMMEM_HTTP_PORT, c.http().port());
         if (c.http().port() + Math.max(0, c.effectiveLocalRank()) > 65535) {
             problems.add(bad(ConfigVariable.SYMMEM_HTTP_PORT, c.http().port(),

@@ -2,6 +2,7 @@ package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.symmem.config.Backend;
+import io.symmem.config.StoreHost;
 import io.symmem.config.InvalidConfigurationException;
 import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
@@ -10,6 +11,7 @@ import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;
 import io.symmem.store.EventBusStore;
+import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
 import io.symmem.store.StoreEventBusService;
 import io.symmem.store.StoreExchange;
@@ -44,6 +46,8 @@ public class RankRuntime {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class);
     public static final String WORLD = "world";
     private static final String LEFT_PREFIX = "symmem/world/left/";
+    /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
+    static final String JOINS_KEY = "symmem/world/joins";
 
     public enum State { NOT_STARTED, JOINING, READY, FAILED }
 
@@ -64,6 +68,8 @@ public class RankRuntime {
     private Store storeBackend;
     private StoreEventBusService storeService;
     private volatile EventBusStore store;
+    /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself: the rank's own keys go here. */
+    private volatile Store runStore;
     private NativeBackend backend;
     private StoreExchange world;
     private SymmetricAllocator allocator;
@@ -138,7 +144,7 @@ public class RankRuntime {
 
     /** A new exchange for a group of this world (its own key scope and rounds). */
     public StoreExchange exchange(String group, int rank, int worldSize) {
-        return new StoreExchange(store, group, rank, worldSize);
+        return new StoreExchange(runStore, group, rank, worldSize);
     }
 
     private void join() {
@@ -154,7 +160,9 @@ public class RankRuntime {
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
             }
             connectStore(storeTimeout);
-            world = new StoreExchange(store, WORLD, config.rank(), config.worldSize());
+            runStore = config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, store)).orElse(store);
+            checkFirstJoin(storeTimeout);
+            world = new StoreExchange(runStore, WORLD, config.rank(), config.worldSize());
             if (config.backend() == Backend.AUTO) {
                 peers = joinAuto(config.timeout().rendezvous());
             } else {
@@ -177,6 +185,21 @@ public class RankRuntime {
     }
 
     /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
+    /**
+     * A store that outlives a run (a `symmem store` sidecar, a TCPStore) still holds the previous run's
+     * world keys; joining on top of them would pair this rank with ranks that are gone. Every rank counts
+     * itself in; a count above the world size means this run's keys were used before.
+     */
+    private void checkFirstJoin(Duration storeTimeout) {
+        long joins = runStore.add(JOINS_KEY, 1).await().atMost(storeTimeout.plusSeconds(5));
+        if (joins > config.worldSize()) {
+            throw new IllegalStateException("the store at " + storeAddress() + " has seen " + joins + " world joins for "
+                    + config.worldSize() + " ranks" + config.runId().map(id -> " under SYMMEM_RUN_ID=" + id).orElse("")
+                    + ": it holds the keys of an earlier run. Give every run its own SYMMEM_RUN_ID when the store outlives runs"
+                    + " (SYMMEM_STORE_HOST=" + config.store().host().id() + "), or restart the store");
+        }
+    }
+
     private StoreLimits storeLimits() {
         return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
     }
@@ -185,10 +208,12 @@ public class RankRuntime {
         if (server != null) {
             storeBackend = server.localStore();
         } else {
-            // Rank 0 of this world runs our StoreServer, which holds requests behind a pending WAIT:
-            // a get is one round trip (WAIT+GET in one write).
+            // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
+            // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
+            TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
+                    ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
             storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                            TcpStoreClient.Options.forSymmemServer().withLimits(storeLimits()))
+                            options.withLimits(storeLimits()))
                     .await().atMost(storeTimeout.plusSeconds(5));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);
@@ -254,7 +279,7 @@ public class RankRuntime {
         }
         Duration timeout = config.timeout().store();
         if (config.rank() != 0) {
-            store.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
+            runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
             return;
         }
         List<String> others = new ArrayList<>();
@@ -262,7 +287,7 @@ public class RankRuntime {
             others.add(LEFT_PREFIX + r);
         }
         if (!others.isEmpty()) {
-            store.await(others, timeout).await().atMost(timeout.plusSeconds(5));
+            runStore.await(others, timeout).await().atMost(timeout.plusSeconds(5));
         }
     }
 

@@ -104,6 +104,28 @@ class SymmemConfigLoaderTest {
     }
 
     @Test
+    void storeHostAndRunId() {
+        SymmemConfig defaults = load(Map.of());
+        assertThat(defaults.store().host()).isEqualTo(StoreHost.RANK0);
+        assertThat(defaults.runId()).isEmpty();
+        SymmemConfig sidecar = load(Map.of("SYMMEM_STORE_HOST", "symmem", "SYMMEM_RUN_ID", "job-42.a_b"));
+        assertThat(sidecar.store().host()).isEqualTo(StoreHost.SYMMEM);
+        assertThat(sidecar.runId()).contains("job-42.a_b");
+        assertThat(load(Map.of("SYMMEM_STORE_HOST", "tcpstore")).store().host()).isEqualTo(StoreHost.TCPSTORE);
+        assertThat(StoreHost.RANK0.hostedBy(0)).isTrue();
+        assertThat(StoreHost.RANK0.hostedBy(1)).isFalse();
+        assertThat(StoreHost.SYMMEM.hostedBy(0)).isFalse();
+    }
+
+    @Test
+    void badStoreHostAndRunIdAreNamed() {
+        assertThat(problem(Map.of("SYMMEM_STORE_HOST", "redis"))).contains("SYMMEM_STORE_HOST=redis is invalid")
+                .contains("rank0").contains("tcpstore");
+        assertThat(problem(Map.of("SYMMEM_RUN_ID", "a/b"))).contains("SYMMEM_RUN_ID='a/b' is invalid")
+                .contains("store key segment");
+    }
+
+    @Test
     void badStoreLimitsAreNamed() {
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "0"))).contains("SYMMEM_STORE_MAX_KEY_BYTES=0 is invalid: must be between 1 and");
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "big"))).contains("SYMMEM_STORE_MAX_VALUE_BYTES=big is invalid");

@@ -56,6 +56,23 @@ final class RankProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Sends SIGTERM and waits for the exit code (a forced kill past the deadline fails the test). */
+    int terminate(long seconds) throws InterruptedException {
+        process.destroy();
+        return exitCode(seconds);
+    }
+
+    /** Waits until the output contains {@code text}; fails the test with the output past the deadline. */
+    void awaitOutput(String text, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!output().contains(text)) {
+            if (System.nanoTime() > deadline || !process.isAlive()) {
+                throw new AssertionError(name + " did not print \"" + text + "\" within " + seconds + " s; output:\n" + output());
+            }
+            Thread.sleep(50);
+        }
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

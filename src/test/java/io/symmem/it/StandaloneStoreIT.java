@@ -1,0 +1,57 @@
+package io.symmem.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * `symmem store` as a sidecar: two runs of ranks rendezvous through one standalone store
+ * (SYMMEM_STORE_HOST=symmem), each under its own SYMMEM_RUN_ID; reusing a run id on that store is
+ * refused with a message that says why; SIGTERM stops the store cleanly.
+ */
+class StandaloneStoreIT {
+
+    @Test
+    void runsShareAStandaloneStoreUnderTheirOwnRunIds() throws Exception {
+        int storePort = Ports.free();
+        try (RankProcess store = RankProcess.start("store", Map.of(), "store", "--bind", "127.0.0.1", "--port",
+                Integer.toString(storePort))) {
+            store.awaitOutput("symmem store serving on 127.0.0.1:" + storePort, 60);
+
+            String first = runDemo(storePort, "run-a", 0);
+            assertThat(first).contains("[0] PASS").contains("all 2 ranks exited 0");
+
+            String second = runDemo(storePort, "run-b", 0);
+            assertThat(second).contains("[0] PASS").contains("all 2 ranks exited 0");
+
+            String reused = runDemo(storePort, "run-a", 1);
+            assertThat(reused).contains("world joins for 2 ranks under SYMMEM_RUN_ID=run-a")
+                    .contains("holds the keys of an earlier run");
+
+            // 143 = 128 + SIGTERM: Quarkus reports a signal shutdown like a shell would; what matters is
+            // that the store reported and stopped rather than being killed.
+            assertThat(store.terminate(30)).as(store.output()).isEqualTo(143);
+            assertThat(store.output()).contains("store server on 127.0.0.1:" + storePort + " stopped");
+            assertThat(store.output()).containsPattern("symmem store stopping: \\d+ keys, \\d+ connections accepted");
+        }
+    }
+
+    /** `symmem launch -n 2 demo` against the standalone store; returns its output, checks its exit code. */
+    private static String runDemo(int storePort, String runId, int expectedExit) throws Exception {
+        try (RankProcess launcher = RankProcess.start("launch-" + runId, Map.of(
+                        "SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2)),
+                        "SYMMEM_STORE_HOST", "symmem", "SYMMEM_RUN_ID", runId, "SYMMEM_TIMEOUT_RENDEZVOUS", "20s"),
+                "launch", "-n", "2", "--master-port", Integer.toString(storePort), "demo", "--sizes", "4KiB",
+                "--min-time-ms", "20")) {
+            int code = launcher.exitCode(180);
+            String out = launcher.output();
+            if (expectedExit == 0) {
+                assertThat(code).as(out).isZero();
+            } else {
+                assertThat(code).as(out).isNotZero();
+            }
+            return out;
+        }
+    }
+}
