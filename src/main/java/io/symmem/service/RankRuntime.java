@@ -1,6 +1,7 @@
 package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.mutiny.Uni;
 import io.symmem.config.Backend;
 import io.symmem.config.StoreHost;
 import io.symmem.config.InvalidConfigurationException;
@@ -48,6 +49,8 @@ public class RankRuntime {
     private static final String LEFT_PREFIX = "symmem/world/left/";
     /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
     static final String JOINS_KEY = "symmem/world/joins";
+    /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's and the world's. */
+    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/");
 
     public enum State { NOT_STARTED, JOINING, READY, FAILED }
 
@@ -289,6 +292,27 @@ public class RankRuntime {
         if (!others.isEmpty()) {
             runStore.await(others, timeout).await().atMost(timeout.plusSeconds(5));
         }
+        if (!config.store().host().hostedBy(config.rank())) {
+            // The store outlives this run: every rank is done with it, so take this run's keys away
+            // (a long-lived store would otherwise grow by every run, and the run id can be used again).
+            int removed = removeRunKeys(timeout);
+            LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
+        }
+    }
+
+    /** Deletes the keys this run wrote (under its SYMMEM_RUN_ID, or symmem's own prefixes without one). */
+    private int removeRunKeys(Duration timeout) {
+        List<String> mine = runStore.listKeys().await().atMost(timeout).stream()
+                .filter(key -> config.runId().isPresent() || key.startsWith(RUN_KEY_PREFIXES.get(0))
+                        || key.startsWith(RUN_KEY_PREFIXES.get(1)))
+                .toList();
+        int batch = 256; // pipelined deletes, a bounded number in flight
+        for (int from = 0; from < mine.size(); from += batch) {
+            List<Uni<Boolean>> deletes = mine.subList(from, Math.min(mine.size(), from + batch)).stream()
+                    .map(runStore::delete).toList();
+            Uni.join().all(deletes).andFailFast().await().atMost(timeout);
+        }
+        return mine.size();
     }
 
     /**

@@ -2,13 +2,17 @@ package io.symmem.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.symmem.store.BlockingStoreClient;
+import io.symmem.store.TcpStoreClient;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * `symmem store` as a sidecar: two runs of ranks rendezvous through one standalone store
- * (SYMMEM_STORE_HOST=symmem), each under its own SYMMEM_RUN_ID; reusing a run id on that store is
- * refused with a message that says why; SIGTERM stops the store cleanly.
+ * (SYMMEM_STORE_HOST=symmem), each under its own SYMMEM_RUN_ID, and take their keys away when they
+ * leave; a run id whose earlier run did not end in order is refused with a message that says why;
+ * SIGTERM stops the store cleanly.
  */
 class StandaloneStoreIT {
 
@@ -20,14 +24,22 @@ class StandaloneStoreIT {
             store.awaitOutput("symmem store serving on 127.0.0.1:" + storePort, 60);
 
             String first = runDemo(storePort, "run-a", 0);
-            assertThat(first).contains("[0] PASS").contains("all 2 ranks exited 0");
-
+            assertThat(first).contains("[0] PASS").contains("all 2 ranks exited 0")
+                    .containsPattern("removed this run's \\d+ keys from the store");
             String second = runDemo(storePort, "run-b", 0);
             assertThat(second).contains("[0] PASS").contains("all 2 ranks exited 0");
 
-            String reused = runDemo(storePort, "run-a", 1);
-            assertThat(reused).contains("world joins for 2 ranks under SYMMEM_RUN_ID=run-a")
-                    .contains("holds the keys of an earlier run");
+            try (BlockingStoreClient client = BlockingStoreClient.connect("127.0.0.1", storePort, Duration.ofSeconds(10),
+                    TcpStoreClient.Options.forSymmemServer())) {
+                // Both runs left in order: the store holds nothing of theirs, so a run id can be used again.
+                assertThat(client.listKeys().await().atMost(Duration.ofSeconds(10))).isEmpty();
+                assertThat(runDemo(storePort, "run-a", 0)).contains("[0] PASS");
+
+                // A run that did not end in order (simulated: its join count is left behind) blocks its id.
+                client.add("symmem/run/run-c/symmem/world/joins", 2).await().atMost(Duration.ofSeconds(10));
+                assertThat(runDemo(storePort, "run-c", 1)).contains("world joins for 2 ranks under SYMMEM_RUN_ID=run-c")
+                        .contains("holds the keys of an earlier run");
+            }
 
             // 143 = 128 + SIGTERM: Quarkus reports a signal shutdown like a shell would; what matters is
             // that the store reported and stopped rather than being killed.
