@@ -188,7 +188,8 @@ public class BenchStoreCommand implements Callable<Integer> {
                             break;
                         }
                         report.allGather(gather.run(round), valueBytes);
-                        keysWritten += io.symmem.store.StoreExchange.keysPerAllGather(ranks);
+                        keysWritten += io.symmem.store.StoreExchange.keysPerAllGather(ranks)
+                                + (round == 0 ? io.symmem.store.StoreExchange.keysPerGroup(ranks) : 0);
                     }
                 } finally {
                     gather.shutdown();

@@ -5,17 +5,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * All-gather, broadcast and barrier of small byte values among the ranks of one group, through a
  * {@link Store}.
  *
  * <p>Every call takes the next round number of THIS instance, and its keys are
- * {@code symmem/ex/<group>/<round>/<op>/<rank>}. Because the round counter belongs to the group (not
- * to the process, as PyTorch's global sequence counter does), a subgroup and the world can be used in
- * any interleaving without their rendezvous keys colliding. All ranks of a group must make the same
- * sequence of calls on their instance for the group, as with any collective.
+ * {@code symmem/ex/<group>/<instance>/<round>/<op>/<rank>}. Because the round counter belongs to the
+ * group (not to the process, as PyTorch's global sequence counter does), a subgroup and the world can
+ * be used in any interleaving without their rendezvous keys colliding. The instance number tells apart
+ * successive instances for the same group name on one store (a component that makes a new exchange
+ * per use): on its first call an instance counts itself in at {@code symmem/ex/<group>/instances/<rank>}
+ * (one ADD, one round trip), so the k-th instance a rank uses for a group pairs with the k-th instance
+ * of every other rank. All ranks of a group must make the same sequence of calls, and use their
+ * instances for it in the same order, as with any collective.
  *
  * <p>Calls start when made (the returned Uni reports the outcome). On timeout the Uni fails with a
  * {@link RendezvousTimeoutException} naming the group, the round and the ranks whose key is missing.
@@ -37,6 +43,8 @@ public final class StoreExchange {
     private final int rank;
     private final int worldSize;
     private final AtomicLong nextRound = new AtomicLong();
+    /** This instance's number for its group, counted in on the first call; retried if that failed. */
+    private final AtomicReference<CompletableFuture<Long>> instance = new AtomicReference<>();
 
     public StoreExchange(Store store, String groupName, int rank, int worldSize) {
         this.store = Objects.requireNonNull(store, "store must not be null");
@@ -78,6 +86,11 @@ public final class StoreExchange {
         return worldSize + (worldSize < COMBINE_FROM_WORLD_SIZE ? 0 : 2);
     }
 
+    /** Keys a group leaves in the store besides its rounds': one instance counter per rank. */
+    public static int keysPerGroup(int worldSize) {
+        return worldSize;
+    }
+
     /** Rounds started so far; the next call uses this number. */
     public long rounds() {
         return nextRound.get();
@@ -87,15 +100,15 @@ public final class StoreExchange {
     public Uni<List<byte[]>> allGather(byte[] mine, Duration timeout) {
         Objects.requireNonNull(mine, "mine must not be null");
         requirePositive(timeout);
-        Round round = new Round("all_gather", nextRound.getAndIncrement(), timeout);
-        List<String> keys = round.keysOfAllRanks();
-        Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
-                ? gatherEveryKey(round, keys, mine)
-                : gatherThroughCombinedValue(round, keys, mine);
-        Uni<List<byte[]>> work = gathered
-                .onFailure(StoreTimeoutException.class)
-                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
-        return started(work);
+        return started(round("all_gather", timeout).chain(round -> {
+            List<String> keys = round.keysOfAllRanks();
+            Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
+                    ? gatherEveryKey(round, keys, mine)
+                    : gatherThroughCombinedValue(round, keys, mine);
+            return gathered
+                    .onFailure(StoreTimeoutException.class)
+                    .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
+        }));
     }
 
     /**
@@ -134,48 +147,84 @@ public final class StoreExchange {
             Objects.requireNonNull(value, "value must not be null on the root rank");
         }
         requirePositive(timeout);
-        Round round = new Round("broadcast", nextRound.getAndIncrement(), timeout);
-        String rootKey = round.key(root);
-        Uni<byte[]> work = root == rank
-                ? store.set(rootKey, value).replaceWith(value)
-                : store.get(rootKey, timeout)
-                        .onFailure(StoreTimeoutException.class)
-                        .recoverWithUni(timedOut -> explainTimeout(round, List.of(rootKey), timedOut));
-        return started(work);
+        return started(round("broadcast", timeout).chain(round -> {
+            String rootKey = round.key(root);
+            return root == rank
+                    ? store.set(rootKey, value).replaceWith(value)
+                    : store.get(rootKey, remainingOrFloor(round))
+                            .onFailure(StoreTimeoutException.class)
+                            .recoverWithUni(timedOut -> explainTimeout(round, List.of(rootKey), timedOut));
+        }));
     }
 
     /** Completes on every rank once all ranks of the group have called it. */
     public Uni<Void> barrier(Duration timeout) {
         requirePositive(timeout);
-        Round round = new Round("barrier", nextRound.getAndIncrement(), timeout);
-        List<String> keys = round.keysOfAllRanks();
-        Uni<Void> work = store.set(keys.get(rank), new byte[0]).chain(() -> awaitRanks(round, keys));
-        return started(work);
+        return started(round("barrier", timeout).chain(round -> {
+            List<String> keys = round.keysOfAllRanks();
+            return store.set(keys.get(rank), new byte[0]).chain(() -> awaitRanks(round, keys));
+        }));
     }
 
     // ---- internals --------------------------------------------------------------------------
 
-    /** One collective call: its op name, round number and deadline. */
+    /**
+     * The next round of this instance: its number is taken now (call order decides it), its keys once
+     * the instance number is known; the deadline runs from now.
+     */
+    private Uni<Round> round(String op, Duration timeout) {
+        long number = nextRound.getAndIncrement();
+        long deadlineNanos = System.nanoTime() + timeout.toNanos();
+        return instanceNumber(timeout).map(instanceNumber -> new Round(op, instanceNumber, number, timeout, deadlineNanos));
+    }
+
+    /** Counts this instance in on first use; later calls reuse the number (a failed count is retried). */
+    private Uni<Long> instanceNumber(Duration timeout) {
+        while (true) {
+            CompletableFuture<Long> current = instance.get();
+            if (current != null && !current.isCompletedExceptionally()) {
+                return Uni.createFrom().completionStage(current);
+            }
+            CompletableFuture<Long> fresh = new CompletableFuture<>();
+            if (instance.compareAndSet(current, fresh)) {
+                String counter = KEY_ROOT + groupName + "/instances/" + rank;
+                store.add(counter, 1)
+                        .ifNoItem().after(timeout).failWith(() -> new StoreTimeoutException("counting exchange '" + groupName
+                                + "' in at " + counter + " via store " + store.describe() + " took longer than "
+                                + DurationText.of(timeout), List.of(counter)))
+                        .subscribe().with(fresh::complete, fresh::completeExceptionally);
+                return Uni.createFrom().completionStage(fresh);
+            }
+        }
+    }
+
+    /** One collective call: its op name, instance and round number, and deadline. */
     private final class Round {
         final String op;
+        final long instanceNumber;
         final long number;
         final Duration timeout;
         final long deadlineNanos;
 
-        Round(String op, long number, Duration timeout) {
+        Round(String op, long instanceNumber, long number, Duration timeout, long deadlineNanos) {
             this.op = op;
+            this.instanceNumber = instanceNumber;
             this.number = number;
             this.timeout = timeout;
-            this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        private String prefix() {
+            return KEY_ROOT + groupName + "/" + instanceNumber + "/" + number + "/" + op + "/";
         }
 
         String key(int ofRank) {
-            return KEY_ROOT + groupName + "/" + number + "/" + op + "/" + ofRank;
+            return prefix() + ofRank;
         }
 
         /** A key of the round that belongs to no rank (never parsed as a rank). */
         String sharedKey(String name) {
-            return KEY_ROOT + groupName + "/" + number + "/" + op + "/shared/" + name;
+            return prefix() + "shared/" + name;
         }
 
         List<String> keysOfAllRanks() {
@@ -228,7 +277,8 @@ public final class StoreExchange {
                             missingRanks.add(rankOfKey(key));
                         }
                     }
-                    String message = round.op + " of group '" + groupName + "' (round " + round.number
+                    String message = round.op + " of group '" + groupName + "' (instance " + round.instanceNumber
+                            + ", round " + round.number
                             + ") timed out after " + DurationText.of(round.timeout) + ": no value from rank(s) "
                             + missingRanks + " via store " + store.describe();
                     return Uni.createFrom().failure(

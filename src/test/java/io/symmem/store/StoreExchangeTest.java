@@ -113,14 +113,14 @@ class StoreExchangeTest extends VertxTest {
                     .isInstanceOf(CompletionException.class)
                     .cause()
                     .isInstanceOf(RendezvousTimeoutException.class)
-                    .hasMessage("all_gather of group 'world' (round 0) timed out after 1 s: no value from rank(s) [3] via store "
+                    .hasMessage("all_gather of group 'world' (instance 1, round 0) timed out after 1 s: no value from rank(s) [3] via store "
                             + HOST + ":" + server.port())
                     .satisfies(e -> {
                         RendezvousTimeoutException timedOut = (RendezvousTimeoutException) e;
                         assertThat(timedOut.missingRanks()).containsExactly(3);
                         assertThat(timedOut.groupName()).isEqualTo("world");
                         assertThat(timedOut.round()).isZero();
-                        assertThat(timedOut.keys()).containsExactly("symmem/ex/world/0/all_gather/3");
+                        assertThat(timedOut.keys()).containsExactly("symmem/ex/world/1/0/all_gather/3");
                     });
         }
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
@@ -131,7 +131,7 @@ class StoreExchangeTest extends VertxTest {
         StoreExchange rank1 = new StoreExchange(clients.get(1), "tp", 1, 2);
         assertThatThrownBy(() -> rank1.broadcast(0, null, Duration.ofMillis(500)).await().atMost(AWAIT))
                 .isInstanceOf(RendezvousTimeoutException.class)
-                .hasMessageStartingWith("broadcast of group 'tp' (round 0) timed out after 500 ms: no value from rank(s) [0]");
+                .hasMessageStartingWith("broadcast of group 'tp' (instance 1, round 0) timed out after 500 ms: no value from rank(s) [0]");
     }
 
     @Test
@@ -139,7 +139,7 @@ class StoreExchangeTest extends VertxTest {
         StoreExchange rank0 = new StoreExchange(clients.get(0), "world", 0, WORLD);
         assertThatThrownBy(() -> rank0.barrier(Duration.ofMillis(500)).await().atMost(AWAIT))
                 .isInstanceOf(RendezvousTimeoutException.class)
-                .hasMessageContaining("barrier of group 'world' (round 0)")
+                .hasMessageContaining("barrier of group 'world' (instance 1, round 0)")
                 .hasMessageContaining("no value from rank(s) [1, 2, 3]");
     }
 
@@ -183,6 +183,31 @@ class StoreExchangeTest extends VertxTest {
         awaitAll(worldBarrier);
         assertThat(text(pairBroadcast1.await().atMost(AWAIT))).isEqualTo("p-root");
         assertThat(text(pairBroadcast0.await().atMost(AWAIT))).isEqualTo("p-root");
+    }
+
+    /**
+     * A component that makes a new exchange per use, with the same group name, on the same store: the
+     * second instance must not answer from the first one's keys (it would if both started at round 0).
+     */
+    @Test
+    void aNewInstanceForTheSameGroupDoesNotMeetTheLastOnesKeys() {
+        List<Uni<List<byte[]>>> firstCalls = new ArrayList<>();
+        List<StoreExchange> first = group("reused", WORLD);
+        for (int r = 0; r < WORLD; r++) {
+            firstCalls.add(first.get(r).allGather(bytes("a" + r), AWAIT));
+        }
+        awaitAll(firstCalls).forEach(gathered -> assertThat(texts(gathered)).containsExactly("a0", "a1", "a2", "a3"));
+
+        List<StoreExchange> second = group("reused", WORLD);
+        CompletableFuture<List<byte[]>> early = second.get(0).allGather(bytes("b0"), AWAIT).subscribeAsCompletionStage();
+        StoreTestSupport.awaitPendingWaits(server, 1); // rank 0 waits for the others instead of reading a1..a3
+        assertThat(early).isNotDone();
+        List<Uni<List<byte[]>>> rest = new ArrayList<>();
+        for (int r = 1; r < WORLD; r++) {
+            rest.add(second.get(r).allGather(bytes("b" + r), AWAIT));
+        }
+        awaitAll(rest).forEach(gathered -> assertThat(texts(gathered)).containsExactly("b0", "b1", "b2", "b3"));
+        assertThat(texts(early.join())).containsExactly("b0", "b1", "b2", "b3");
     }
 
     @Test
