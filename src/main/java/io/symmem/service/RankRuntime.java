@@ -3,8 +3,8 @@ package io.symmem.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.mutiny.Uni;
 import io.symmem.config.Backend;
-import io.symmem.config.StoreHost;
 import io.symmem.config.InvalidConfigurationException;
+import io.symmem.config.StoreHost;
 import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
 import io.symmem.memory.HostIdentity;
@@ -187,7 +187,6 @@ public class RankRuntime {
         }
     }
 
-    /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
     /**
      * A store that outlives a run (a `symmem store` sidecar, a TCPStore) still holds the previous run's
      * world keys; joining on top of them would pair this rank with ranks that are gone. Every rank counts
@@ -207,6 +206,7 @@ public class RankRuntime {
         return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
     }
 
+    /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
     private void connectStore(Duration storeTimeout) {
         if (server != null) {
             storeBackend = server.localStore();
@@ -295,16 +295,21 @@ public class RankRuntime {
         if (!config.store().host().hostedBy(config.rank())) {
             // The store outlives this run: every rank is done with it, so take this run's keys away
             // (a long-lived store would otherwise grow by every run, and the run id can be used again).
-            int removed = removeRunKeys(timeout);
-            LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
+            try {
+                int removed = removeRunKeys(timeout);
+                LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
+            } catch (RuntimeException e) {
+                // The run itself is done; only the tidying failed (e.g. a server without LIST_KEYS).
+                LOG.warnf("could not remove this run's keys from the store at %s (they stay until it restarts): %s",
+                        storeAddress(), e.getMessage());
+            }
         }
     }
 
     /** Deletes the keys this run wrote (under its SYMMEM_RUN_ID, or symmem's own prefixes without one). */
     private int removeRunKeys(Duration timeout) {
         List<String> mine = runStore.listKeys().await().atMost(timeout).stream()
-                .filter(key -> config.runId().isPresent() || key.startsWith(RUN_KEY_PREFIXES.get(0))
-                        || key.startsWith(RUN_KEY_PREFIXES.get(1)))
+                .filter(key -> config.runId().isPresent() || RUN_KEY_PREFIXES.stream().anyMatch(key::startsWith))
                 .toList();
         int batch = 256; // pipelined deletes, a bounded number in flight
         for (int from = 0; from < mine.size(); from += batch) {

@@ -43,7 +43,7 @@ public final class StoreExchange {
     private final int rank;
     private final int worldSize;
     private final AtomicLong nextRound = new AtomicLong();
-    /** This instance's number for its group, counted in on the first call; retried if that failed. */
+    /** This instance's number for its group, counted in on the first call. */
     private final AtomicReference<CompletableFuture<Long>> instance = new AtomicReference<>();
 
     public StoreExchange(Store store, String groupName, int rank, int worldSize) {
@@ -178,24 +178,23 @@ public final class StoreExchange {
         return instanceNumber(timeout).map(instanceNumber -> new Round(op, instanceNumber, number, timeout, deadlineNanos));
     }
 
-    /** Counts this instance in on first use; later calls reuse the number (a failed count is retried). */
+    /**
+     * Counts this instance in on first use; later calls reuse the number. A failed count is not
+     * retried: the ADD may have reached the store before the failure, and counting twice would pair
+     * this rank's instances with the wrong ones of its peers from then on. Every call of the instance
+     * then fails with the count's error.
+     */
     private Uni<Long> instanceNumber(Duration timeout) {
-        while (true) {
-            CompletableFuture<Long> current = instance.get();
-            if (current != null && !current.isCompletedExceptionally()) {
-                return Uni.createFrom().completionStage(current);
-            }
-            CompletableFuture<Long> fresh = new CompletableFuture<>();
-            if (instance.compareAndSet(current, fresh)) {
-                String counter = KEY_ROOT + groupName + "/instances/" + rank;
-                store.add(counter, 1)
-                        .ifNoItem().after(timeout).failWith(() -> new StoreTimeoutException("counting exchange '" + groupName
-                                + "' in at " + counter + " via store " + store.describe() + " took longer than "
-                                + DurationText.of(timeout), List.of(counter)))
-                        .subscribe().with(fresh::complete, fresh::completeExceptionally);
-                return Uni.createFrom().completionStage(fresh);
-            }
+        CompletableFuture<Long> fresh = new CompletableFuture<>();
+        if (instance.compareAndSet(null, fresh)) {
+            String counter = KEY_ROOT + groupName + "/instances/" + rank;
+            store.add(counter, 1)
+                    .ifNoItem().after(timeout).failWith(() -> new StoreTimeoutException("counting exchange '" + groupName
+                            + "' in at " + counter + " via store " + store.describe() + " took longer than "
+                            + DurationText.of(timeout), List.of(counter)))
+                    .subscribe().with(fresh::complete, fresh::completeExceptionally);
         }
+        return Uni.createFrom().completionStage(instance.get());
     }
 
     /** One collective call: its op name, instance and round number, and deadline. */
