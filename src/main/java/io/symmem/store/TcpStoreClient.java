@@ -2,6 +2,7 @@ package io.symmem.store;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import org.jboss.logging.Logger;
 
 /**
@@ -413,15 +415,19 @@ public final class TcpStoreClient implements Store {
     /** Closes the connection; pending and later requests fail with a {@link StoreException}. Does not block. */
     @Override
     public void close() {
-        context.runOnContext(v -> {
-            failAll(new StoreException("store client for " + describe() + " was closed"));
-            if (socket != null) {
-                socket.close();
-            }
-            if (netClient != null) {
-                netClient.close();
-            }
-        });
+        try {
+            context.runOnContext(v -> {
+                failAll(new StoreException("store client for " + describe() + " was closed"));
+                if (socket != null) {
+                    socket.close();
+                }
+                if (netClient != null) {
+                    netClient.close();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // Its Vert.x has shut down already, closing the socket and failing what was pending.
+        }
     }
 
     // ---- connecting -------------------------------------------------------------------------
@@ -444,7 +450,18 @@ public final class TcpStoreClient implements Store {
                     + DurationText.of(connectTimeout) + ": " + cause, lastCause));
             return;
         }
-        netClient.connect(port, host).onComplete(attempt -> {
+        Future<NetSocket> connecting;
+        try {
+            connecting = netClient.connect(port, host);
+        } catch (IllegalStateException clientClosed) {
+            // Vert.x closes its clients when it shuts down (the process is ending, typically right after
+            // the store host left): no reconnect, and nothing to shout about.
+            LOG.debugf("store %s: not reconnecting, Vert.x is closing (%s)", describe(), clientClosed.getMessage());
+            failAll(new StoreException("store client for " + describe() + " was closed: Vert.x is shutting down"));
+            established.done(failure);
+            return;
+        }
+        connecting.onComplete(attempt -> {
             if (attempt.succeeded() && SelfConnection.is(attempt.result().localAddress().port(),
                     attempt.result().remoteAddress().port(), attempt.result().localAddress().host(),
                     attempt.result().remoteAddress().host())) {
@@ -539,6 +556,9 @@ public final class TcpStoreClient implements Store {
             if (error == null) {
                 reconnects++;
                 LOG.infof("reconnected to store %s", describe());
+            } else if (failure != null) {
+                // Closed meanwhile (by the user, or Vert.x shutting down): nobody waits for this connection.
+                LOG.debugf("store %s: reconnect abandoned: %s", describe(), error.getMessage());
             } else {
                 LOG.errorf("store %s: %s", describe(), error.getMessage());
                 failAll(new StoreException("connection to store " + describe() + " lost and not re-established within "
@@ -951,13 +971,20 @@ public final class TcpStoreClient implements Store {
 
     /** Runs {@code action} on the client's context, or fails {@code result} if the client is closed or failed for good. */
     private void onContext(CompletableFuture<?> result, Runnable action) {
-        context.runOnContext(v -> {
-            if (failure != null) {
-                result.completeExceptionally(failure);
-                return;
-            }
-            action.run();
-        });
+        try {
+            context.runOnContext(v -> {
+                if (failure != null) {
+                    result.completeExceptionally(failure);
+                    return;
+                }
+                action.run();
+            });
+        } catch (RejectedExecutionException e) {
+            // The client's Vert.x has shut down: its event loop runs nothing any more.
+            StoreException why = failure;
+            result.completeExceptionally(why != null ? why
+                    : new StoreException("store client for " + describe() + " was closed: Vert.x is shut down", e));
+        }
     }
 
     private boolean rejectInvalidKeys(List<String> keys, CompletableFuture<?> result) {

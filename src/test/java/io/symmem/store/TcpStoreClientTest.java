@@ -255,6 +255,26 @@ class TcpStoreClientTest extends VertxTest {
                 .isInstanceOf(StoreException.class);
     }
 
+    /**
+     * A process ending: its Vert.x closes the client's connection and then refuses the reconnect. The
+     * client gives up quietly (its pending call fails naming why) instead of throwing into Vert.x.
+     */
+    @Test
+    void vertxShuttingDownUnderAConnectedClientEndsItQuietly() {
+        Vertx own = Vertx.vertx();
+        List<Throwable> uncaught = new java.util.concurrent.CopyOnWriteArrayList<>();
+        own.exceptionHandler(uncaught::add);
+        TcpStoreClient store = TcpStoreClient.connect(own, HOST, server.port(), Duration.ofSeconds(3)).await().atMost(AWAIT);
+        CompletableFuture<byte[]> pending = store.get("never", Duration.ofSeconds(30)).subscribeAsCompletionStage();
+        StoreTestSupport.awaitPendingWaits(server, 1);
+        own.close().toCompletionStage().toCompletableFuture().join();
+        assertThatThrownBy(() -> Uni.createFrom().completionStage(pending).await().atMost(AWAIT))
+                .isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> store.ping().await().atMost(AWAIT)).isInstanceOf(StoreException.class);
+        store.close(); // harmless once its Vert.x is gone
+        assertThat(uncaught).isEmpty();
+    }
+
     @Test
     void keysOverTheLimitAreRefusedBeforeSending() {
         TcpStoreClient store = client();
