@@ -283,6 +283,9 @@ public class RankRuntime {
         Duration timeout = config.timeout().store();
         if (config.rank() != 0) {
             runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
+            // Confirmed by an answered request: a SET has no answer, and closing must not drop it.
+            runStore.ping().await().atMost(timeout);
+            disconnectFromStore();
             return;
         }
         List<String> others = new ArrayList<>();
@@ -303,6 +306,18 @@ public class RankRuntime {
                 LOG.warnf("could not remove this run's keys from the store at %s (they stay until it restarts): %s",
                         storeAddress(), e.getMessage());
             }
+        }
+        disconnectFromStore();
+    }
+
+    /**
+     * After leaving, this rank needs the store no more: close its connection now, so that the store
+     * going away (rank 0 exits) is not taken for a lost connection to re-establish. A hosting rank keeps
+     * its server until it stops.
+     */
+    private void disconnectFromStore() {
+        if (server == null && storeBackend != null) {
+            storeBackend.close();
         }
     }
 

@@ -22,6 +22,9 @@ class LaunchDemoIT {
             assertThat(out).containsPattern("\\[0\\]\\s+1000000 B\\s+\\d+.*ok");
             assertThat(out).contains("[0] PASS");
             assertThat(out).contains("all 4 ranks exited 0");
+            // Ranks leave in order: none mistakes rank 0's store going away for a connection to re-make,
+            // and nothing is thrown on the way out.
+            assertThat(out).doesNotContain("connection to store").doesNotContain("Exception");
         }
     }
 
