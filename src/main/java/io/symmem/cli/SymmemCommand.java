@@ -1,8 +1,10 @@
 package io.symmem.cli;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-@Command(name = "symmem", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "symmem", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
+        versionProvider = VersionProvider.class,
         description = "Symmetric memory for the JVM: rendezvous store, symmetric buffers, collectives.",
         subcommands = {LaunchCommand.class, ServeCommand.class, DemoCommand.class, ConfigCommand.class,
                 BenchCommand.class, StoreCommand.class, StoreCheckCommand.class})
