@@ -19,7 +19,10 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
 fi
 rm -rf .gpu
 mkdir -p .gpu
+# --add-options bakes defaults into the runtime: Netty (epoll library, Unsafe allocation) and JavaCPP
+# load native code and use sun.misc.Unsafe, which Java 24+ warns about on every start otherwise.
 "$JDK/bin/jlink" --add-modules "$MODULES" --strip-debug --no-header-files --no-man-pages \
+  --add-options="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow" \
   --compress=zip-9 --output .gpu/jre
 # jlink's --strip-native-debug-symbols leaves Temurin's libjvm.so (30 MB) unstripped: strip it here.
 find .gpu/jre -name '*.so' -exec strip --strip-unneeded {} +
