@@ -31,6 +31,8 @@ for transport in ${TRANSPORTS:-nio epoll}; do
       "${SYMMEM[@]}" bench store --serve-only --port $port --serve-for 600 >>"$LOG" 2>&1 &
     server=$!
     wait_port $port || { echo "server $transport/$sspin did not come up" | tee -a "$TABLE"; kill $server; continue; }
+    # Warm the fresh server JVM up (JIT) before anything is timed; the runs below warm only their clients.
+    "${SYMMEM[@]}" bench store --host 127.0.0.1 --port $port --pipeline --clients 4 --ranks 0 --ops 4000 >>"$LOG" 2>&1
     for cspin in ${CLIENT_SPINS:-0 50}; do
       row=""
       for run in $(seq 1 "$RUNS"); do
