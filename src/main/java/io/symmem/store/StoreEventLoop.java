@@ -47,6 +47,7 @@ final class StoreEventLoop implements AutoCloseable {
 
     static StoreEventLoop create(Vertx vertx, long spinNanos) {
         VertxInternal internal = (VertxInternal) vertx;
+        // Vert.x 4.5's transport classes (internal names): a rename lands in the logged fallback below.
         String transport = internal.transport().getClass().getSimpleName();
         ThreadFactory threads = runnable -> {
             VertxThread thread = new VertxThread(runnable, "symmem-store-server-" + SERIAL.incrementAndGet(), false,
