@@ -60,6 +60,8 @@ public class RankRuntime {
     Vertx vertx;
     @Inject
     ObjectMapper json;
+    @Inject
+    StoreMetrics storeMetrics;
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
 
@@ -161,6 +163,7 @@ public class RankRuntime {
                 server = new StoreServer(vertx, storeLimits());
                 server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
+                storeMetrics.watch(server);
             }
             connectStore(storeTimeout);
             runStore = config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, store)).orElse(store);
@@ -364,6 +367,7 @@ public class RankRuntime {
             storeBackend.close();
         }
         if (server != null) {
+            storeMetrics.stop();
             server.close();
         }
         if (backend != null) {

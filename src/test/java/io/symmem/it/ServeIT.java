@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A rank served over HTTP: /v1/info and readiness, before and after the world rendezvous. */
+/** A rank served over HTTP: /v1/info and readiness, before and after the world rendezvous; store metrics. */
 class ServeIT {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -68,6 +68,11 @@ class ServeIT {
                         .contains("\"backend\":\"host\"").contains("\"state\":\"READY\"")
                         .contains("\"httpPort\":" + base).contains("\"httpPort\":" + (base + 1));
                 assertThat(get(base, "/v1/config").body()).contains("\"variable\":\"RANK\"");
+                // Rank 0 hosts the store: its figures are metrics (copied every 2 s from the store's loop).
+                String metrics = await(base, "/q/metrics", 200, "symmem_store_requests_total{op=\"set\"", 15).body();
+                assertThat(metrics).containsPattern("symmem_store_keys(\\{[^}]*\\})? [1-9]")
+                        .containsPattern("symmem_store_connections_accepted_total(\\{[^}]*\\})? [1-9]")
+                        .contains("symmem_store_waits_pending");
                 assertThat(rank0.isAlive()).as(rank0.output()).isTrue();
                 assertThat(rank1.isAlive()).as(rank1.output()).isTrue();
             }
