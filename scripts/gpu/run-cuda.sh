@@ -20,14 +20,8 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-PKG=${PKG:-/tmp/symmem-gpu}
-if [[ -x .gpu/jre/bin/java ]]; then
-  PKG=$PWD/.gpu
-elif [[ ! -x $PKG/jre/bin/java ]]; then
-  mkdir -p "$PKG" && tar -C "$PKG" -xJf .gpu/symmem-gpu.tar.xz || { echo "no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh"; exit 2; }
-fi
-JAVA=$PKG/jre/bin/java
-SYMMEM=("$JAVA" -jar "$PKG/app/quarkus-run.jar")
+. scripts/gpu/lib.sh
+symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-cuda-build}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 # One rank per GPU, up to 8 (collectives support world 2..8); WORLD=N overrides.

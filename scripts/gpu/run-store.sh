@@ -16,14 +16,8 @@ export TORCH_CPP_LOG_LEVEL=ERROR PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 MODE=${1:-full}
-PKG=${PKG:-/tmp/symmem-gpu}
-if [[ -x .gpu/jre/bin/java ]]; then
-  PKG=$PWD/.gpu
-elif [[ ! -x $PKG/jre/bin/java ]]; then
-  mkdir -p "$PKG" && tar -C "$PKG" -xJf .gpu/symmem-gpu.tar.xz || { echo "no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh"; exit 2; }
-fi
-JAVA=$PKG/jre/bin/java
-SYMMEM=("$JAVA" -jar "$PKG/app/quarkus-run.jar")
+. scripts/gpu/lib.sh
+symmem_runtime
 G=scripts/gpu
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 declare -a SUMMARY PIDS
@@ -35,7 +29,6 @@ step() { # step NAME TIMEOUT LOG cmd...: runs, records PASS/FAIL with the rc
   tail -n 3 "$OUT/$log"
   note "$(printf '%-52s %s' "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")")"
 }
-wait_port() { for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.2; done; return 1; }
 cleanup() { for p in "${PIDS[@]:-}"; do [[ -n $p ]] && kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT
 

@@ -9,15 +9,11 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONWARNINGS=ignore
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
-PKG=${PKG:-/tmp/symmem-gpu}
-if [[ ! -x $PKG/jre/bin/java ]]; then
-  mkdir -p "$PKG" && tar -C "$PKG" -xJf .gpu/symmem-gpu.tar.xz || { echo "no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh"; exit 2; }
-fi
-SYMMEM=("$PKG/jre/bin/java" -jar "$PKG/app/quarkus-run.jar")
+. scripts/gpu/lib.sh
+symmem_runtime
 RUNS=${RUNS:-3}; OPS=${OPS:-20000}
 LOG=$OUT/latency.log; TABLE=$OUT/latency-table.txt
 ulimit -n 65536 2>/dev/null || true
-wait_port() { for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 # "1 get" and "4 get" means from one bench run's output
 means() { awk '$2=="get" && ($1=="1" || $1=="4") {printf "%s ", $4}' "$1"; }
 { echo "date: $(date -u +%FT%TZ) cores: $(nproc) commit: $(git rev-parse --short HEAD 2>/dev/null)"; uname -r; } | tee "$TABLE"

@@ -1,0 +1,17 @@
+# Shared by the GPU-machine scripts (source it from the repository root).
+# The machine has no Java: the runtime and the app come packed by scripts/gpu/pack.sh as
+# .gpu/symmem-gpu.tar.xz (carried by the device run), unpacked once into $PKG. Sets PKG, JAVA and
+# SYMMEM (the command array that runs the app).
+symmem_runtime() {
+  PKG=${PKG:-/tmp/symmem-gpu}
+  if [[ -x .gpu/jre/bin/java ]]; then
+    PKG=$PWD/.gpu
+  elif [[ ! -x $PKG/jre/bin/java ]]; then
+    mkdir -p "$PKG" && tar -C "$PKG" -xJf .gpu/symmem-gpu.tar.xz || { echo "no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh"; exit 2; }
+  fi
+  JAVA=$PKG/jre/bin/java
+  SYMMEM=("$JAVA" -jar "$PKG/app/quarkus-run.jar")
+}
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT, for at most 20 s.
+wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
