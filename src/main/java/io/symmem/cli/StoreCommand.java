@@ -2,14 +2,13 @@ package io.symmem.cli;
 
 import io.quarkus.runtime.Quarkus;
 import io.symmem.config.SymmemConfig;
-import io.symmem.config.SymmemConfigValidator;
+import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreServer;
 import io.symmem.store.StoreStats;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,15 +32,9 @@ public class StoreCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<String> problems = SymmemConfigValidator.problems(config);
-        if (!problems.isEmpty()) {
-            problems.forEach(p -> System.err.println("symmem store: " + p));
-            return SymmemMain.EXIT_CONFIG;
-        }
         String host = bind != null ? bind : config.masterAddr();
         int listenPort = port != null ? port : config.masterPort();
-        StoreLimits limits = new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(),
-                config.store().maxKeysPerRequest());
+        StoreLimits limits = RankRuntime.storeLimits(config);
         StoreServer server = new StoreServer(vertx, limits);
         int bound;
         try {

@@ -12,8 +12,9 @@ import picocli.CommandLine;
 /**
  * Entry point of the symmem command. Two things happen before Quarkus starts, because they decide
  * how it starts: commands that are not a rank (launch, config) keep the HTTP server off, so that
- * they never take a rank's port; rank commands validate the environment first, so that a bad
- * variable ends start-up with one line naming it rather than a stack trace.
+ * they never take a rank's port; rank commands (and `store`, which takes their configuration)
+ * validate the environment first, so that a bad variable ends start-up with one line naming it
+ * rather than a stack trace.
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
@@ -24,15 +25,20 @@ public class SymmemMain implements QuarkusApplication {
     @Inject
     CommandLine.IFactory factory;
 
+    /** Commands that are no rank but take the rank's configuration (MASTER_*, SYMMEM_STORE_*). */
+    static final Set<String> CONFIGURED_COMMANDS = Set.of("store");
+
     public static void main(String... args) {
-        if (isRankCommand(args)) {
+        boolean rank = isRankCommand(args);
+        if (rank || (args.length > 0 && CONFIGURED_COMMANDS.contains(args[0]))) {
             try {
                 SymmemConfigLoader.fromProcess();
             } catch (InvalidConfigurationException e) {
                 System.err.println("symmem: " + e.getMessage());
                 System.exit(EXIT_CONFIG);
             }
-        } else {
+        }
+        if (!rank) {
             System.setProperty("quarkus.http.host-enabled", "false");
         }
         Quarkus.run(SymmemMain.class, args);

@@ -206,6 +206,11 @@ public class RankRuntime {
     }
 
     private StoreLimits storeLimits() {
+        return storeLimits(config);
+    }
+
+    /** The store limits the configuration asks for (SYMMEM_STORE_MAX_*): a rank's, and `symmem store`'s. */
+    public static StoreLimits storeLimits(SymmemConfig config) {
         return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
     }
 
