@@ -9,7 +9,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -199,11 +198,8 @@ public final class LocalStore implements Store {
     public void close() {
         StoreException error = new StoreException("local store " + description + " was closed");
         closed = error;
-        try {
-            context.runOnContext(v -> failPendingWaits(error));
-        } catch (RejectedExecutionException e) {
-            // The server stopped first and has failed the waits already.
-        }
+        // Not run when the server stopped first: it has failed the waits already.
+        ContextTasks.tryRun(context, () -> failPendingWaits(error));
     }
 
     /** The server is stopping (called on its context): every wait fails, later calls fail at once. */
@@ -266,20 +262,19 @@ public final class LocalStore implements Store {
             result.completeExceptionally(refused);
             return;
         }
-        try {
-            context.runOnContext(v -> {
-                if (closed != null) {
-                    result.completeExceptionally(closed);
-                    return;
-                }
-                try {
-                    action.run();
-                } catch (RuntimeException e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new StoreException("store server " + description + " was stopped", e));
+        boolean queued = ContextTasks.tryRun(context, () -> {
+            if (closed != null) {
+                result.completeExceptionally(closed);
+                return;
+            }
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        if (!queued) {
+            result.completeExceptionally(new StoreException("store server " + description + " was stopped"));
         }
     }
 

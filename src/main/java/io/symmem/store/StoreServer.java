@@ -16,7 +16,6 @@ import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
 
@@ -317,10 +316,8 @@ public final class StoreServer implements AutoCloseable {
 
     /** Runs {@code action} on the server's loop; once the server has stopped, fails {@code result} instead. */
     private void onContext(Promise<?> result, Runnable action) {
-        try {
-            context.runOnContext(ignored -> action.run());
-        } catch (RejectedExecutionException e) {
-            result.fail(new StoreException("store server " + address() + " was stopped", e));
+        if (!ContextTasks.tryRun(context, action)) {
+            result.fail(new StoreException("store server " + address() + " was stopped"));
         }
     }
 

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import org.jboss.logging.Logger;
 
 /**
@@ -415,19 +414,16 @@ public final class TcpStoreClient implements Store {
     /** Closes the connection; pending and later requests fail with a {@link StoreException}. Does not block. */
     @Override
     public void close() {
-        try {
-            context.runOnContext(v -> {
-                failAll(new StoreException("store client for " + describe() + " was closed"));
-                if (socket != null) {
-                    socket.close();
-                }
-                if (netClient != null) {
-                    netClient.close();
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // Its Vert.x has shut down already, closing the socket and failing what was pending.
-        }
+        // Not run when its Vert.x has shut down already, which closed the socket and failed what was pending.
+        ContextTasks.tryRun(context, () -> {
+            failAll(new StoreException("store client for " + describe() + " was closed"));
+            if (socket != null) {
+                socket.close();
+            }
+            if (netClient != null) {
+                netClient.close();
+            }
+        });
     }
 
     // ---- connecting -------------------------------------------------------------------------
@@ -971,19 +967,18 @@ public final class TcpStoreClient implements Store {
 
     /** Runs {@code action} on the client's context, or fails {@code result} if the client is closed or failed for good. */
     private void onContext(CompletableFuture<?> result, Runnable action) {
-        try {
-            context.runOnContext(v -> {
-                if (failure != null) {
-                    result.completeExceptionally(failure);
-                    return;
-                }
-                action.run();
-            });
-        } catch (RejectedExecutionException e) {
+        boolean queued = ContextTasks.tryRun(context, () -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            action.run();
+        });
+        if (!queued) {
             // The client's Vert.x has shut down: its event loop runs nothing any more.
             StoreException why = failure;
             result.completeExceptionally(why != null ? why
-                    : new StoreException("store client for " + describe() + " was closed: Vert.x is shut down", e));
+                    : new StoreException("store client for " + describe() + " was closed: Vert.x is shut down"));
         }
     }
 
