@@ -24,6 +24,9 @@ public enum ConfigVariable {
     SYMMEM_TIMEOUT_STORE("symmem.timeout.store", "a positive duration such as 30s, 500ms or PT1M", false),
     SYMMEM_TIMEOUT_RENDEZVOUS("symmem.timeout.rendezvous", "a positive duration such as 30s, 500ms or PT1M", false),
     SYMMEM_TIMEOUT_BARRIER("symmem.timeout.barrier", "a positive duration such as 30s, 500ms or PT1M", false),
+    SYMMEM_TIMEOUT_COLLECTIVE("symmem.timeout.collective", "a positive duration such as 30s, 500ms or PT1M", false),
+    SYMMEM_TIMEOUT_LIVENESS("symmem.timeout.liveness", "a duration between 300ms and 10m such as 3s; a rank silent "
+            + "this long is taken for gone", false),
     SYMMEM_HTTP_PORT("symmem.http.port", "a TCP port, 1..65535; a rank serves on SYMMEM_HTTP_PORT + LOCAL_RANK", false),
     SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false),
     SYMMEM_STORE_HOST("symmem.store.host", "one of rank0 (rank 0 hosts the store), symmem (a `symmem store` process "

@@ -84,6 +84,23 @@ public interface SymmemConfig {
         /** Deadline of barriers and signal waits (SYMMEM_TIMEOUT_BARRIER). */
         @WithDefault("30s")
         Duration barrier();
+
+        /**
+         * Deadline of one collective (all-reduce, all-gather, reduce-scatter) on symmetric buffers
+         * (SYMMEM_TIMEOUT_COLLECTIVE), separate from the rendezvous deadline: a dead peer is found by
+         * liveness long before, so this only bounds a peer that is alive but never arrives.
+         */
+        @WithDefault("60s")
+        Duration collective();
+
+        /**
+         * How long a rank may go silent before the others take it for gone (SYMMEM_TIMEOUT_LIVENESS):
+         * the bound of heartbeat-based detection. A killed rank is usually noticed at once, when the
+         * store sees its connection close; heartbeats catch the rest (a rank that hangs, a store
+         * server that cannot watch connections).
+         */
+        @WithDefault("3s")
+        Duration liveness();
     }
 
     interface Http {

@@ -9,6 +9,10 @@ public final class SymmemConfigValidator {
     /** Upper bound on ranks in one world: the store is built for it; buffers have their own limit. */
     public static final int MAX_WORLD_SIZE = 1 << 16;
 
+    /** Heartbeats go out several times per liveness bound; below this they would flood the store. */
+    static final Duration MIN_LIVENESS = Duration.ofMillis(300);
+    static final Duration MAX_LIVENESS = Duration.ofMinutes(10);
+
     private static final java.util.regex.Pattern RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     private SymmemConfigValidator() {
@@ -44,6 +48,12 @@ public final class SymmemConfigValidator {
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_STORE, c.timeout().store());
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_RENDEZVOUS, c.timeout().rendezvous());
         checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_BARRIER, c.timeout().barrier());
+        checkPositive(problems, ConfigVariable.SYMMEM_TIMEOUT_COLLECTIVE, c.timeout().collective());
+        Duration liveness = c.timeout().liveness();
+        if (liveness.compareTo(MIN_LIVENESS) < 0 || liveness.compareTo(MAX_LIVENESS) > 0) {
+            problems.add(bad(ConfigVariable.SYMMEM_TIMEOUT_LIVENESS, liveness,
+                    "must be between 300ms and 10m"));
+        }
         checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_KEY_BYTES, c.store().maxKeyBytes(), ConfigVariable.Limits.MAX_KEY_BYTES);
         checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_VALUE_BYTES, c.store().maxValueBytes(), Integer.MAX_VALUE);
         checkRange(problems, ConfigVariable.SYMMEM_STORE_MAX_KEYS_PER_REQUEST, c.store().maxKeysPerRequest(),
