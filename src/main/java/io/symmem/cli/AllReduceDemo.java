@@ -41,6 +41,7 @@ final class AllReduceDemo {
     private final int world;
     private final StoreExchange exchange;
     private final Duration timeout;
+    private final Duration collectiveTimeout;
 
     AllReduceDemo(RankRuntime runtime, List<Long> sizes, int minTimeMs, Map<Integer, Long> bytesOfRank, DType dtype,
             Algorithm algo, PrintStream out) {
@@ -55,6 +56,7 @@ final class AllReduceDemo {
         this.world = runtime.config().worldSize();
         this.exchange = runtime.exchange("demo", rank, world);
         this.timeout = runtime.config().timeout().rendezvous();
+        this.collectiveTimeout = runtime.config().timeout().collective();
     }
 
     record Row(long bytes, long iterations, double micros, String algorithm, String check) {
@@ -181,7 +183,7 @@ final class AllReduceDemo {
     }
 
     private void reduce(SymmetricMemory memory, int count, LocalBuffer result, NativeStream stream) {
-        AllReduce.run(memory, algo, dtype, ReduceOp.SUM, count, result, stream, timeout);
+        AllReduce.run(memory, algo, dtype, ReduceOp.SUM, count, result, stream, collectiveTimeout);
     }
 
     private static ByteBuffer readBack(LocalBuffer result, long bytes) {

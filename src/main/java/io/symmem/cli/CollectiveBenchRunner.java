@@ -40,6 +40,7 @@ final class CollectiveBenchRunner {
     private final int world;
     private final StoreExchange exchange;
     private final Duration timeout;
+    private final Duration rendezvousTimeout;
 
     CollectiveBenchRunner(RankRuntime runtime, Settings settings, PrintStream out) {
         this.runtime = runtime;
@@ -48,7 +49,8 @@ final class CollectiveBenchRunner {
         this.rank = runtime.config().rank();
         this.world = runtime.config().worldSize();
         this.exchange = runtime.exchange("bench-allreduce", rank, world);
-        this.timeout = runtime.config().timeout().barrier();
+        this.timeout = runtime.config().timeout().collective();
+        this.rendezvousTimeout = runtime.config().timeout().rendezvous();
     }
 
     void run() {
@@ -77,7 +79,7 @@ final class CollectiveBenchRunner {
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
                 rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
             }
-            barrierMicros = time(memory, () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, timeout), stream, new long[1]);
+            barrierMicros = time(memory, () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, runtime.config().timeout().barrier()), stream, new long[1]);
         }
         if (rank == 0) {
             print(rows, barrierMicros);
@@ -144,7 +146,7 @@ final class CollectiveBenchRunner {
     }
 
     private List<String> gather(String value) {
-        return exchange.allGather(value.getBytes(StandardCharsets.UTF_8), timeout).await().atMost(timeout.plusSeconds(5))
+        return exchange.allGather(value.getBytes(StandardCharsets.UTF_8), rendezvousTimeout).await().atMost(rendezvousTimeout.plusSeconds(5))
                 .stream().map(b -> new String(b, StandardCharsets.UTF_8)).toList();
     }
 

@@ -19,7 +19,7 @@ import picocli.CommandLine;
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
     /** Commands that run as a rank: they serve HTTP and join the world. */
-    static final Set<String> RANK_COMMANDS = Set.of("serve", "demo");
+    static final Set<String> RANK_COMMANDS = Set.of("serve", "demo", "chaos-rank");
     static final int EXIT_CONFIG = 2;
 
     @Inject

@@ -7,6 +7,10 @@ import io.symmem.config.InvalidConfigurationException;
 import io.symmem.config.StoreHost;
 import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
+import io.symmem.liveness.GuardedStore;
+import io.symmem.liveness.Liveness;
+import io.symmem.liveness.LivenessAgent;
+import io.symmem.liveness.WorldFailure;
 import io.symmem.memory.HostIdentity;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
@@ -52,7 +56,11 @@ public class RankRuntime {
     /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's and the world's. */
     private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/");
 
-    public enum State { NOT_STARTED, JOINING, READY, FAILED }
+    /** Address on the event bus where this rank publishes world events (JSON: type, ranks, reason, at). */
+    public static final String WORLD_EVENTS = "symmem.world.events";
+
+    /** FAILED: the world rendezvous failed. LOST: joined, then a peer (or the store) was found gone. */
+    public enum State { NOT_STARTED, JOINING, READY, FAILED, LOST }
 
     @Inject
     SymmemConfig config;
@@ -72,13 +80,17 @@ public class RankRuntime {
     /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP client. */
     private Store storeBackend;
     private StoreEventBusService storeService;
-    private volatile EventBusStore store;
+    private volatile Store store;
     /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself: the rank's own keys go here. */
     private volatile Store runStore;
     private NativeBackend backend;
     private StoreExchange world;
     private SymmetricAllocator allocator;
     private volatile List<PeerInfo> peers = List.of();
+    private volatile Liveness liveness;
+    private LivenessAgent livenessAgent;
+    /** The liveness connections of a rank that does not host the store (closed at stop). */
+    private final List<Store> livenessConnections = new ArrayList<>();
 
     /** Joins the world; returns at once, {@link #awaitReady} waits for the outcome. Idempotent. */
     public synchronized void start() {
@@ -119,6 +131,11 @@ public class RankRuntime {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the world rendezvous");
         }
+    }
+
+    /** This rank's view of its world's health; null before the rank reached the store. */
+    public Liveness liveness() {
+        return liveness;
     }
 
     public NativeBackend backend() {
@@ -165,9 +182,12 @@ public class RankRuntime {
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
                 storeMetrics.watch(server);
             }
+            liveness = new Liveness(config.rank());
+            liveness.whenFailed(this::worldFailed);
             connectStore(storeTimeout);
-            runStore = config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, store)).orElse(store);
+            runStore = runScoped(store);
             checkFirstJoin(storeTimeout);
+            startLiveness(storeTimeout);
             world = new StoreExchange(runStore, WORLD, config.rank(), config.worldSize());
             if (config.backend() == Backend.AUTO) {
                 peers = joinAuto(config.timeout().rendezvous());
@@ -178,6 +198,7 @@ public class RankRuntime {
                         config.timeout().rendezvous());
             }
             allocator = new SymmetricAllocator(backend, config.timeout().barrier());
+            livenessAgent.startMonitoring();
             state = State.READY;
             LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
                     backend.name(), backend.deviceName());
@@ -185,8 +206,64 @@ public class RankRuntime {
         } catch (RuntimeException | IOException e) {
             error = e.getMessage();
             state = State.FAILED;
+            if (livenessAgent != null) {
+                livenessAgent.close();
+            }
             LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
             ready.completeExceptionally(e instanceof RuntimeException re ? re : new IllegalStateException(e));
+        }
+    }
+
+    /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself. */
+    private Store runScoped(Store base) {
+        return config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, base)).orElse(base);
+    }
+
+    /**
+     * Liveness runs on connections of its own: one holds the member key, the departure WAIT and the
+     * beats; the other the monitor's reads. On the hosting rank both are the in-process store.
+     */
+    private void startLiveness(Duration storeTimeout) {
+        boolean hostedByRank0 = config.store().host() == StoreHost.RANK0;
+        Store events;
+        Store probe;
+        TcpStoreClient eventsClient = null;
+        if (server != null) {
+            events = runScoped(server.localStore());
+            probe = events;
+        } else {
+            eventsClient = connectTcp(storeTimeout);
+            livenessConnections.add(eventsClient);
+            Store probeClient = connectTcp(storeTimeout);
+            livenessConnections.add(probeClient);
+            events = runScoped(eventsClient);
+            probe = runScoped(probeClient);
+        }
+        livenessAgent = new LivenessAgent(liveness, events, probe, config.worldSize(), config.timeout().liveness(),
+                storeAddress(), hostedByRank0);
+        if (eventsClient != null) {
+            eventsClient.whenConnectionLost(livenessAgent::connectionLost);
+        }
+        livenessAgent.start(storeTimeout);
+    }
+
+    /**
+     * The world can no longer work: every wait is cut short (store waits through the guarded store,
+     * native waits and kernels through the native core's abort), readiness goes down, and the event is
+     * published for whoever listens (the service's world events).
+     */
+    private void worldFailed(WorldFailure failure) {
+        if (state == State.READY || state == State.JOINING) {
+            error = failure.reason();
+            state = state == State.READY ? State.LOST : State.FAILED;
+        }
+        try {
+            io.vertx.core.json.JsonObject event = new io.vertx.core.json.JsonObject().put("type", "world-failed")
+                    .put("rank", config.rank()).put("ranks", new io.vertx.core.json.JsonArray(List.copyOf(failure.ranks())))
+                    .put("reason", failure.reason()).put("at", failure.at().toString());
+            vertx.eventBus().publish(WORLD_EVENTS, event);
+        } catch (RuntimeException e) {
+            LOG.debugf("world event not published: %s", e.getMessage());
         }
     }
 
@@ -219,19 +296,23 @@ public class RankRuntime {
         if (server != null) {
             storeBackend = server.localStore();
         } else {
-            // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
-            // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
-            TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
-                    ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
-            storeBackend = TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                            options.withLimits(storeLimits()))
-                    .await().atMost(storeTimeout.plusSeconds(5));
+            storeBackend = connectTcp(storeTimeout);
         }
         storeService = new StoreEventBusService(vertx, storeBackend);
         storeService.register().await().atMost(storeTimeout);
         EventBusStore viaBus = new EventBusStore(vertx, storeAddress(), storeTimeout);
         viaBus.ping().await().atMost(storeTimeout.plusSeconds(5));
-        store = viaBus;
+        store = new GuardedStore(viaBus, liveness);
+    }
+
+    /** A new connection to the store at MASTER_ADDR:MASTER_PORT, as SYMMEM_STORE_HOST says to talk to it. */
+    private TcpStoreClient connectTcp(Duration storeTimeout) {
+        // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
+        // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
+        TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
+                ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
+        return TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
+                options.withLimits(storeLimits())).await().atMost(storeTimeout.plusSeconds(5));
     }
 
     private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {
@@ -290,6 +371,7 @@ public class RankRuntime {
         }
         Duration timeout = config.timeout().store();
         if (config.rank() != 0) {
+            livenessAgent.leave(timeout);
             runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
             // Confirmed by an answered request: a SET has no answer, and closing must not drop it.
             runStore.ping().await().atMost(timeout);
@@ -303,6 +385,7 @@ public class RankRuntime {
         if (!others.isEmpty()) {
             runStore.await(others, timeout).await().atMost(timeout.plusSeconds(5));
         }
+        livenessAgent.leave(timeout);
         if (!config.store().host().hostedBy(config.rank())) {
             // The store outlives this run: every rank is done with it, so take this run's keys away
             // (a long-lived store would otherwise grow by every run, and the run id can be used again).
@@ -324,6 +407,7 @@ public class RankRuntime {
      * its server until it stops.
      */
     private void disconnectFromStore() {
+        livenessConnections.forEach(Store::close);
         if (server == null && storeBackend != null) {
             storeBackend.close();
         }
@@ -361,6 +445,10 @@ public class RankRuntime {
                 Thread.currentThread().interrupt();
             }
         }
+        if (livenessAgent != null) {
+            livenessAgent.close();
+        }
+        livenessConnections.forEach(Store::close);
         if (storeService != null) {
             try {
                 storeService.close();

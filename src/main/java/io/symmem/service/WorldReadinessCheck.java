@@ -7,7 +7,11 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
-/** Ready once this rank has joined the world (store reached, backend open, every rank met). */
+/**
+ * Ready once this rank has joined the world (store reached, backend open, every rank met), and as
+ * long as no peer and not the store has been found gone since: a world with a dead rank must not
+ * receive traffic. Liveness (the process itself) is another check's business.
+ */
 @Readiness
 @ApplicationScoped
 public class WorldReadinessCheck implements HealthCheck {
@@ -23,6 +27,9 @@ public class WorldReadinessCheck implements HealthCheck {
                 .withData("worldSize", runtime.config().worldSize());
         if (runtime.error() != null) {
             response.withData("error", runtime.error());
+        }
+        if (runtime.liveness() != null) {
+            runtime.liveness().failure().ifPresent(f -> response.withData("ranksGone", f.rankList()));
         }
         return response.build();
     }

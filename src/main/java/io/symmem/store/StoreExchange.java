@@ -105,9 +105,7 @@ public final class StoreExchange {
             Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
                     ? gatherEveryKey(round, keys, mine)
                     : gatherThroughCombinedValue(round, keys, mine);
-            return gathered
-                    .onFailure(StoreTimeoutException.class)
-                    .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
+            return explained(gathered, round, keys);
         }));
     }
 
@@ -151,9 +149,7 @@ public final class StoreExchange {
             String rootKey = round.key(root);
             return root == rank
                     ? store.set(rootKey, value).replaceWith(value)
-                    : store.get(rootKey, remainingOrFloor(round))
-                            .onFailure(StoreTimeoutException.class)
-                            .recoverWithUni(timedOut -> explainTimeout(round, List.of(rootKey), timedOut));
+                    : explained(store.get(rootKey, remainingOrFloor(round)), round, List.of(rootKey));
         }));
     }
 
@@ -244,9 +240,44 @@ public final class StoreExchange {
     }
 
     private Uni<Void> awaitRanks(Round round, List<String> keys) {
-        return store.await(keys, remainingOrFloor(round))
-                .onFailure(StoreTimeoutException.class)
-                .recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut));
+        return explained(store.await(keys, remainingOrFloor(round)), round, keys);
+    }
+
+    /** {@code wait}, with a timeout or an abort turned into an error naming the ranks still missing. */
+    private <T> Uni<T> explained(Uni<T> wait, Round round, List<String> keys) {
+        return wait.onFailure(StoreTimeoutException.class).recoverWithUni(timedOut -> explainTimeout(round, keys, timedOut))
+                .onFailure(StoreWaitAbortedException.class)
+                .recoverWithUni(aborted -> explainAbort(round, keys, (StoreWaitAbortedException) aborted));
+    }
+
+    /**
+     * A wait cut short (a peer is gone): the error names the operation, why, and who had not arrived,
+     * so a rank that was waiting for another missing rank still names it.
+     */
+    private <T> Uni<T> explainAbort(Round round, List<String> keys, StoreWaitAbortedException aborted) {
+        return missingRanks(keys).onFailure().transform(checkFailed -> aborted).chain(missing -> {
+            String message = round.op + " of group '" + groupName + "' (instance " + round.instanceNumber + ", round "
+                    + round.number + "): aborted: " + aborted.reason()
+                    + (missing.isEmpty() ? "" : "; no value from rank(s) " + missing + " yet");
+            return Uni.createFrom().failure(new RendezvousAbortedException(message, aborted, missing));
+        });
+    }
+
+    /** The ranks whose key is absent now, found with check() on each key. */
+    private Uni<List<Integer>> missingRanks(List<String> keys) {
+        List<Uni<Boolean>> checks = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            checks.add(store.check(List.of(key)));
+        }
+        return Uni.join().all(checks).andFailFast().map(present -> {
+            List<Integer> missing = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i++) {
+                if (!present.get(i)) {
+                    missing.add(rankOfKey(keys.get(i)));
+                }
+            }
+            return missing;
+        });
     }
 
     /**

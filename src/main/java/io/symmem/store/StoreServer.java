@@ -53,6 +53,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreEventLoop loop;
     private final Context context;
     private final StoreState state = new StoreState();
+    private final StoreMembers members = new StoreMembers(state);
     private final StoreStatistics statistics = new StoreStatistics();
     private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Scheduler scheduler = new Scheduler();
@@ -149,7 +150,7 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void accept(NetSocket socket) {
-        StoreServerConnection connection = new StoreServerConnection(socket, state, statistics, limits, scheduler);
+        StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler);
         connections.add(connection);
         statistics.accepted();
         socket.handler(connection::onData);

@@ -29,6 +29,7 @@ final class StoreServerConnection {
     private final StoreState state;
     private final StoreStatistics statistics;
     private final StoreServer.Scheduler scheduler;
+    private final StoreMembers members;
     private final RequestDecoder decoder;
     private final String remote;
     private final FrameInput input = new FrameInput();
@@ -38,6 +39,8 @@ final class StoreServerConnection {
     private Buffer out;
     private boolean validated;
     private boolean closing;
+    /** onClosed ran: waits dropped and member keys released (once, whichever close came first). */
+    private boolean released;
     /** One of this connection's WAITs is registered and unanswered: answered requests are held back. */
     private boolean waiting;
     /** Why a frame could not be decoded; the connection is closed once the requests before it are applied. */
@@ -45,10 +48,11 @@ final class StoreServerConnection {
     /** Already in the scheduler's list of connections with work. */
     boolean scheduled;
 
-    StoreServerConnection(NetSocket socket, StoreState state, StoreStatistics statistics, StoreLimits limits,
-                          StoreServer.Scheduler scheduler) {
+    StoreServerConnection(NetSocket socket, StoreState state, StoreMembers members, StoreStatistics statistics,
+                          StoreLimits limits, StoreServer.Scheduler scheduler) {
         this.socket = socket;
         this.state = state;
+        this.members = members;
         this.statistics = statistics;
         this.scheduler = scheduler;
         this.decoder = new RequestDecoder(limits);
@@ -79,9 +83,14 @@ final class StoreServerConnection {
 
     /** The socket closed (either side): its pending waits must not be answered any more. */
     void onClosed() {
+        if (released) {
+            return;
+        }
+        released = true;
         closing = true;
         pending.clear();
         state.cancelWaits(this);
+        members.onClosed(this, remote);
     }
 
     void close() {
@@ -203,6 +212,7 @@ final class StoreServerConnection {
         statistics.served(request.type());
         if (request instanceof StoreRequest.Set set) {
             state.set(set.key(), set.value());
+            members.onSet(this, set.key());
         } else if (request instanceof StoreRequest.Get get) {
             answer(ResponseEncoder.value(state.get(get.key())));
         } else if (request instanceof StoreRequest.Add add) {

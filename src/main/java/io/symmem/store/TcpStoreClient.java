@@ -88,6 +88,8 @@ public final class TcpStoreClient implements Store {
     /** Set for good: closed by the user, or could not (re)connect in time. */
     private StoreException failure;
     private long reconnects;
+    /** Told each time an established connection drops (before any reconnect); see {@link #whenConnectionLost}. */
+    private final List<Runnable> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private TcpStoreClient(Vertx vertx, String host, int port, Duration connectTimeout, Options options) {
         this.vertx = vertx;
@@ -182,6 +184,15 @@ public final class TcpStoreClient implements Store {
     /** True if this client pipelines WAIT and its follow-up ({@link Options#pipelineWaits()}). */
     public boolean pipelinesWaits() {
         return pipelineWaits;
+    }
+
+    /**
+     * Runs {@code listener} (on this client's context) each time an established connection drops,
+     * before the client tries to reconnect: for a caller to whom a lost connection means the store (or
+     * its host) is gone, such as liveness. Not run for {@link #close()}.
+     */
+    public void whenConnectionLost(Runnable listener) {
+        lostListeners.add(java.util.Objects.requireNonNull(listener, "listener must not be null"));
     }
 
     /** Connections made after the first one; for tests and diagnostics. */
@@ -546,6 +557,16 @@ public final class TcpStoreClient implements Store {
         }
         if (failure != null || !wasReady) {
             return;
+        }
+        for (Runnable listener : lostListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "store %s: a connection-lost listener failed", describe());
+            }
+        }
+        if (failure != null) {
+            return; // a listener closed this client: it wants no reconnect
         }
         LOG.warnf("connection to store %s lost; reconnecting for up to %s", describe(), DurationText.of(connectTimeout));
         establish(System.nanoTime() + connectTimeout.toNanos(), FIRST_RETRY_DELAY_MS, null, error -> {

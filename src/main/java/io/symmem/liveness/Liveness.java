@@ -1,0 +1,144 @@
+package io.symmem.liveness;
+
+import io.smallrye.mutiny.Uni;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
+
+/**
+ * What this rank knows about the health of its world: nothing wrong yet, or the first
+ * {@link WorldFailure}. Whoever notices a dead peer or a lost store reports it here ({@link #fail});
+ * every wait of the rank is cut short through it: store waits through {@link #guard}, native waits
+ * and device kernels through a listener (the rank aborts the native core), and anything else that
+ * asks {@link #check}. The first failure is kept; ranks reported later are added to it.
+ */
+public final class Liveness {
+    private static final Logger LOG = Logger.getLogger(Liveness.class);
+
+    private final int rank;
+    private volatile WorldFailure failure;
+    private final CopyOnWriteArrayList<Consumer<WorldFailure>> listeners = new CopyOnWriteArrayList<>();
+
+    public Liveness(int rank) {
+        this.rank = rank;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public Optional<WorldFailure> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    public boolean failed() {
+        return failure != null;
+    }
+
+    /**
+     * Reports that {@code gone} ranks (possibly none, when only the store is lost) are gone. The first
+     * report fails the world and tells every listener; later ones only widen the set of ranks named.
+     */
+    public void fail(Set<Integer> gone, String reason) {
+        fail(gone, reason, false);
+    }
+
+    /** As {@link #fail(Set, String)}; {@code storeLost}: the store is gone too, so every store call fails. */
+    public void fail(Set<Integer> gone, String reason, boolean storeLost) {
+        WorldFailure first;
+        synchronized (this) {
+            if (failure != null) {
+                if (!failure.ranks().containsAll(gone) || (storeLost && !failure.storeLost())) {
+                    Set<Integer> all = new TreeSet<>(failure.ranks());
+                    all.addAll(gone);
+                    failure = new WorldFailure(all, failure.reason() + "; also: " + reason,
+                            storeLost || failure.storeLost(), failure.at());
+                }
+                return;
+            }
+            first = new WorldFailure(gone, reason, storeLost, Instant.now());
+            failure = first;
+        }
+        LOG.errorf("rank %d: the world has failed: %s", rank, reason);
+        for (Consumer<WorldFailure> listener : listeners) {
+            if (!listeners.remove(listener)) {
+                continue; // whenFailed ran it already
+            }
+            try {
+                listener.accept(first);
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "rank %d: a liveness listener failed", rank);
+            }
+        }
+    }
+
+    /** Throws the failure, naming {@code operation}, if the world has failed. */
+    public void check(String operation) {
+        WorldFailure f = failure;
+        if (f != null) {
+            throw f.abort(operation);
+        }
+    }
+
+    /**
+     * Runs {@code listener} once when the world fails (at once if it has). The returned handle
+     * removes it: a guard that finished normally must not stay registered.
+     */
+    public AutoCloseable whenFailed(Consumer<WorldFailure> listener) {
+        listeners.add(listener);
+        WorldFailure f = failure;
+        if (f != null && listeners.remove(listener)) {
+            listener.accept(f);
+        }
+        return () -> listeners.remove(listener);
+    }
+
+    /**
+     * {@code operation}, failing with {@link PeerLostException} as soon as the world fails, whatever
+     * the operation's own deadline. The operation itself is not cancelled (a store wait ends at its
+     * deadline), but nobody waits for it any more.
+     */
+    public <T> Uni<T> guard(Uni<T> operation, String what) {
+        return guard(operation, what, false);
+    }
+
+    /**
+     * As {@link #guard(Uni, String)}, but for an operation that only a lost store can hold up (it does
+     * not wait for peers): cut short only when the failure includes the store.
+     */
+    public <T> Uni<T> guardAgainstLostStore(Uni<T> operation, String what) {
+        return guard(operation, what, true);
+    }
+
+    private <T> Uni<T> guard(Uni<T> operation, String what, boolean onlyIfStoreLost) {
+        WorldFailure now = failure;
+        if (now != null && (!onlyIfStoreLost || now.storeLost())) {
+            return Uni.createFrom().failure(now.abort(what));
+        }
+        return Uni.createFrom().emitter(emitter -> {
+            AutoCloseable registration = whenFailed(f -> {
+                if (!onlyIfStoreLost || f.storeLost()) {
+                    emitter.fail(f.abort(what));
+                }
+            });
+            emitter.onTermination(() -> close(registration));
+            operation.subscribe().with(emitter::complete, emitter::fail);
+        });
+    }
+
+    int listenerCount() {
+        return listeners.size();
+    }
+
+    private static void close(AutoCloseable registration) {
+        try {
+            registration.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,264 @@
+package io.symmem.liveness;
+
+import io.symmem.store.LiveKeys;
+import io.symmem.store.Store;
+import io.symmem.store.StoreTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Finds out, for one rank, when a peer or the store is gone, and reports it to {@link Liveness}:
+ * <ol>
+ * <li><b>Departures</b> (the fast path): the rank sets its ephemeral member key on its own {@code events}
+ * connection and always has a WAIT pending for the next departure key. A symmem store deletes the
+ * member key of a connection that closes without leaving and publishes a departure, which wakes
+ * every rank's WAIT: a killed rank is known everywhere within milliseconds.</li>
+ * <li><b>The store</b>: the {@code events} connection dropping means the store (and, when rank 0 hosts
+ * it, rank 0) is gone; see {@link #connectionLost}.</li>
+ * <li><b>Heartbeats</b> (the rest: a rank that hangs, a store that cannot watch connections, such as
+ * PyTorch's TCPStore): every rank SETs its beat key a few times per liveness bound (a SET is never
+ * held back by a pending WAIT); rank 0 reads every rank's beat, the others read rank 0's, on a
+ * {@code probe} connection that never waits on keys. A beat that has not moved for the liveness
+ * bound makes the reader publish that rank's departure; a probe read that gets no answer within the
+ * bound means the store is not answering.</li>
+ * </ol>
+ * The reader judges silence by its own observations: if its own loop was held up (a stalled JVM), it
+ * restarts the clocks rather than blame its peers.
+ */
+public final class LivenessAgent implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(LivenessAgent.class);
+    /** A departure WAIT is re-posted this often (it ends at its deadline and is simply renewed). */
+    private static final Duration WATCH_CHUNK = Duration.ofMinutes(10);
+    /** Fewest milliseconds between beats, however short the liveness bound. */
+    private static final long MIN_INTERVAL_MS = 50;
+
+    private final Liveness liveness;
+    private final Store events;
+    private final Store probe;
+    private final int rank;
+    private final int worldSize;
+    private final Duration bound;
+    private final long intervalMs;
+    private final String storeName;
+    private final boolean storeHostedByRank0;
+    private final ScheduledExecutorService timer;
+    private volatile boolean stopped;
+    private long beats;
+    /** Beats seen by the monitor: last value and when it last changed (System.nanoTime). */
+    private final Map<Integer, String> lastBeat = new HashMap<>();
+    private final Map<Integer, Long> lastChange = new HashMap<>();
+    private final Set<Integer> declared = new java.util.HashSet<>();
+    private long lastCheckNanos;
+    private volatile boolean monitoring;
+
+    /**
+     * @param events the rank's own liveness connection (member key, departure waits, beats); on the
+     *     rank that hosts the store, the in-process store
+     * @param probe a connection for the monitor's reads, on which nothing ever waits for a key
+     * @param bound how long a rank may be silent (SYMMEM_TIMEOUT_LIVENESS)
+     * @param storeName how to name the store in messages ("127.0.0.1:29500")
+     * @param storeHostedByRank0 the store lives in rank 0's process: losing it means rank 0 is gone
+     */
+    public LivenessAgent(Liveness liveness, Store events, Store probe, int worldSize, Duration bound, String storeName,
+            boolean storeHostedByRank0) {
+        this.liveness = liveness;
+        this.events = events;
+        this.probe = probe;
+        this.rank = liveness.rank();
+        this.worldSize = worldSize;
+        this.bound = bound;
+        this.intervalMs = Math.max(MIN_INTERVAL_MS, bound.toMillis() / 6);
+        this.storeName = storeName;
+        this.storeHostedByRank0 = storeHostedByRank0;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "symmem-liveness");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Joins liveness: member key, first beat, and the departure watch (departures published before
+     * this rank joined are reported at once). Call before the world rendezvous, so that a rank dying
+     * during it is noticed too.
+     */
+    public void start(Duration storeTimeout) {
+        beat();
+        if (!(storeHostedByRank0 && rank == 0)) {
+            // The hosting rank needs no member key: its death takes the store with it.
+            events.set(LiveKeys.member(rank), Integer.toString(rank).getBytes(StandardCharsets.US_ASCII))
+                    .await().atMost(storeTimeout);
+        }
+        long published = events.add(LiveKeys.DEPARTURES, 0).await().atMost(storeTimeout);
+        List<Integer> earlier = new ArrayList<>();
+        for (long n = 1; n <= published; n++) {
+            earlier.add(LiveKeys.departedRank(events.get(LiveKeys.departure(n), storeTimeout).await().atMost(storeTimeout)));
+        }
+        if (!earlier.isEmpty()) {
+            departed(earlier, "their departure was published before rank " + rank + " joined");
+        }
+        watchFrom(published + 1);
+        timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * From the world rendezvous on every rank has beaten at least once: the heartbeat monitor may
+     * start (before it, a rank that never came is the rendezvous' to name, not liveness').
+     */
+    public void startMonitoring() {
+        monitoring = true;
+    }
+
+    /** The connection to the store dropped: the store is gone, and with it rank 0 when rank 0 hosts it. */
+    public void connectionLost() {
+        if (stopped) {
+            return;
+        }
+        if (storeHostedByRank0) {
+            liveness.fail(Set.of(0), "rank 0 is gone: the store it hosts at " + storeName + " closed the connection", true);
+        } else {
+            liveness.fail(Set.of(), "the store at " + storeName + " is gone: it closed the connection", true);
+        }
+    }
+
+    /**
+     * Leaves in order: the beat says "left" and the member key is deleted (on the probe connection,
+     * since the events connection holds a WAIT), so closing the connections afterwards publishes no
+     * departure.
+     */
+    public void leave(Duration timeout) {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        timer.shutdownNow();
+        probe.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
+        if (!(storeHostedByRank0 && rank == 0)) {
+            probe.delete(LiveKeys.member(rank)).await().atMost(timeout);
+        }
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        timer.shutdownNow();
+    }
+
+    private void watchFrom(long next) {
+        if (stopped) {
+            return;
+        }
+        String key = LiveKeys.departure(next);
+        events.get(key, WATCH_CHUNK).subscribe().with(value -> {
+            departed(List.of(LiveKeys.departedRank(value)), "the store saw its connection close");
+            watchFrom(next + 1);
+        }, error -> {
+            if (error instanceof StoreTimeoutException) {
+                watchFrom(next);
+            } else if (!stopped) {
+                // The events connection failed; connectionLost() names it when the drop is what happened.
+                LOG.debugf("rank %d: departure watch ended: %s", rank, error.getMessage());
+                connectionLost();
+            }
+        });
+    }
+
+    private void departed(List<Integer> ranks, String how) {
+        if (stopped) {
+            return;
+        }
+        if (ranks.contains(rank)) {
+            liveness.fail(Set.copyOf(ranks), "rank " + rank + " itself was declared gone by its peers (silent for more than "
+                    + bound.toMillis() + " ms)");
+            return;
+        }
+        String who = ranks.size() == 1 ? "rank " + ranks.get(0) + " is" : "ranks " + new java.util.TreeSet<>(ranks) + " are";
+        liveness.fail(Set.copyOf(ranks), who + " gone (" + how + ")");
+    }
+
+    // ---- heartbeats ---------------------------------------------------------------------------
+
+    private void tick() {
+        try {
+            if (stopped) {
+                return;
+            }
+            beat();
+            if (monitoring && !liveness.failed()) {
+                monitor();
+            }
+        } catch (RuntimeException e) {
+            LOG.debugf("rank %d: liveness tick failed: %s", rank, e.getMessage());
+        }
+    }
+
+    private void beat() {
+        events.set(LiveKeys.beat(rank), Long.toString(++beats).getBytes(StandardCharsets.US_ASCII))
+                .subscribe().with(ok -> { }, e -> LOG.debugf("rank %d: heartbeat not sent: %s", rank, e.getMessage()));
+    }
+
+    private void monitor() {
+        List<Integer> watched = new ArrayList<>();
+        if (rank == 0) {
+            for (int r = 1; r < worldSize; r++) {
+                if (!declared.contains(r)) {
+                    watched.add(r);
+                }
+            }
+        } else if (!declared.contains(0)) {
+            watched.add(0);
+        }
+        watched.removeIf(r -> LiveKeys.LEFT.equals(lastBeat.get(r)));
+        if (watched.isEmpty()) {
+            return;
+        }
+        long started = System.nanoTime();
+        if (lastCheckNanos != 0 && started - lastCheckNanos > 3 * intervalMs * 1_000_000L) {
+            // This rank was held up itself (GC, starved CPU): its view of silence is not to be trusted.
+            LOG.debugf("rank %d: liveness monitor was late by %d ms; restarting its clocks", rank,
+                    (started - lastCheckNanos) / 1_000_000);
+            lastChange.replaceAll((r, t) -> started);
+        }
+        List<byte[]> values;
+        try {
+            values = probe.multiGet(watched.stream().map(LiveKeys::beat).toList(), bound).await().atMost(bound.plusSeconds(1));
+        } catch (StoreTimeoutException | io.smallrye.mutiny.TimeoutException e) {
+            if (!stopped) {
+                liveness.fail(storeHostedByRank0 ? Set.of(0) : Set.of(), "the store at " + storeName + " did not answer for "
+                        + bound.toMillis() + " ms" + (storeHostedByRank0 ? " (rank 0 hosts it)" : ""), true);
+            }
+            return;
+        }
+        long now = System.nanoTime();
+        lastCheckNanos = now;
+        List<Integer> silent = new ArrayList<>();
+        for (int i = 0; i < watched.size(); i++) {
+            int r = watched.get(i);
+            String value = new String(values.get(i), StandardCharsets.US_ASCII);
+            if (!value.equals(lastBeat.get(r))) {
+                lastBeat.put(r, value);
+                lastChange.put(r, now);
+            } else if (now - lastChange.getOrDefault(r, now) > bound.toNanos()) {
+                silent.add(r);
+            }
+        }
+        for (int r : silent) {
+            declared.add(r);
+            long n = probe.add(LiveKeys.DEPARTURES, 1).await().atMost(bound);
+            probe.set(LiveKeys.departure(n), Integer.toString(r).getBytes(StandardCharsets.US_ASCII)).await().atMost(bound);
+            LOG.warnf("rank %d: rank %d sent no heartbeat for %d ms: departure %d published", rank, r, bound.toMillis(), n);
+        }
+        if (!silent.isEmpty()) {
+            departed(silent, "no heartbeat for more than " + bound.toMillis() + " ms");
+        }
+    }
+}

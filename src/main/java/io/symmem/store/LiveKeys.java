@@ -1,0 +1,74 @@
+package io.symmem.store;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The store keys of liveness, under a run's scope (the prefix a {@link PrefixStore} adds, or none):
+ * <ul>
+ * <li>{@code <scope>symmem/live/member/<rank>}: set by a rank on its liveness connection. A symmem
+ * store server binds such a key to the connection that set it (an ephemeral key, like a ZooKeeper
+ * ephemeral node): when that connection closes while the key still exists, the server deletes it and
+ * publishes a departure. A rank that leaves in order deletes its key first.</li>
+ * <li>{@code <scope>symmem/live/departures}: the number of departures published (ADD).</li>
+ * <li>{@code <scope>symmem/live/departure/<n>}: the n-th departure (1-based): the rank, as decimal text.
+ * Ranks wait for the next one, so a departure reaches every rank as soon as it is published.</li>
+ * <li>{@code <scope>symmem/live/beat/<rank>}: a rank's heartbeat counter (SET, which no pending WAIT
+ * holds back), or {@link #LEFT} once it has left in order.</li>
+ * </ul>
+ */
+public final class LiveKeys {
+    static final String ROOT = "symmem/live/";
+    public static final String MEMBER = ROOT + "member/";
+    public static final String DEPARTURES = ROOT + "departures";
+    public static final String DEPARTURE = ROOT + "departure/";
+    public static final String BEAT = ROOT + "beat/";
+    /** The heartbeat value of a rank that has left in order: it is not missing, only done. */
+    public static final String LEFT = "left";
+
+    private LiveKeys() {
+    }
+
+    public static String member(int rank) {
+        return MEMBER + rank;
+    }
+
+    public static String departure(long n) {
+        return DEPARTURE + n;
+    }
+
+    public static String beat(int rank) {
+        return BEAT + rank;
+    }
+
+    /**
+     * The scope of a member key (what comes before {@code symmem/live/member/}), or null when
+     * {@code key} is no member key (the rank part must be a decimal number).
+     */
+    static String memberScope(String key) {
+        int at = key.lastIndexOf(MEMBER);
+        if (at < 0 || at + MEMBER.length() == key.length()) {
+            return null;
+        }
+        for (int i = at + MEMBER.length(); i < key.length(); i++) {
+            if (!Character.isDigit(key.charAt(i)) || i - at - MEMBER.length() >= 9) {
+                return null;
+            }
+        }
+        return key.substring(0, at);
+    }
+
+    /** The rank named by a member key for which {@link #memberScope} is not null. */
+    static int memberRank(String key) {
+        return Integer.parseInt(key.substring(key.lastIndexOf(MEMBER) + MEMBER.length()));
+    }
+
+    /** A departure's value: the rank as decimal text. */
+    public static int departedRank(byte[] value) {
+        String text = new String(value, StandardCharsets.US_ASCII).trim();
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new StoreProtocolException("a departure key holds '" + text + "' instead of a rank");
+        }
+    }
+}
