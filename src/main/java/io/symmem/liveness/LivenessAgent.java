@@ -99,12 +99,9 @@ public final class LivenessAgent implements AutoCloseable {
                     .await().atMost(storeTimeout);
         }
         long published = events.add(LiveKeys.DEPARTURES, 0).await().atMost(storeTimeout);
-        List<Integer> earlier = new ArrayList<>();
         for (long n = 1; n <= published; n++) {
-            earlier.add(LiveKeys.departedRank(events.get(LiveKeys.departure(n), storeTimeout).await().atMost(storeTimeout)));
-        }
-        if (!earlier.isEmpty()) {
-            departed(earlier, "their departure was published before rank " + rank + " joined");
+            departed(LiveKeys.Departure.decode(events.get(LiveKeys.departure(n), storeTimeout).await().atMost(storeTimeout)),
+                    ", before rank " + rank + " joined");
         }
         watchFrom(published + 1);
         timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
@@ -141,7 +138,8 @@ public final class LivenessAgent implements AutoCloseable {
         }
         stopped = true;
         timer.shutdownNow();
-        probe.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
+        // On the beats' own connection, so that no beat still in flight lands after it.
+        events.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
         if (!(storeHostedByRank0 && rank == 0)) {
             probe.delete(LiveKeys.member(rank)).await().atMost(timeout);
         }
@@ -159,7 +157,7 @@ public final class LivenessAgent implements AutoCloseable {
         }
         String key = LiveKeys.departure(next);
         events.get(key, WATCH_CHUNK).subscribe().with(value -> {
-            departed(List.of(LiveKeys.departedRank(value)), "the store saw its connection close");
+            departed(LiveKeys.Departure.decode(value), "");
             watchFrom(next + 1);
         }, error -> {
             if (error instanceof StoreTimeoutException) {
@@ -172,17 +170,15 @@ public final class LivenessAgent implements AutoCloseable {
         });
     }
 
-    private void departed(List<Integer> ranks, String how) {
+    private void departed(LiveKeys.Departure departure, String when) {
         if (stopped) {
             return;
         }
-        if (ranks.contains(rank)) {
-            liveness.fail(Set.copyOf(ranks), "rank " + rank + " itself was declared gone by its peers (silent for more than "
-                    + bound.toMillis() + " ms)");
+        if (departure.rank() == rank) {
+            liveness.fail(Set.of(rank), "rank " + rank + " itself was declared gone by its peers (" + departure.how() + when + ")");
             return;
         }
-        String who = ranks.size() == 1 ? "rank " + ranks.get(0) + " is" : "ranks " + new java.util.TreeSet<>(ranks) + " are";
-        liveness.fail(Set.copyOf(ranks), who + " gone (" + how + ")");
+        liveness.fail(Set.of(departure.rank()), "rank " + departure.rank() + " is gone (" + departure.how() + when + ")");
     }
 
     // ---- heartbeats ---------------------------------------------------------------------------
@@ -253,12 +249,12 @@ public final class LivenessAgent implements AutoCloseable {
         }
         for (int r : silent) {
             declared.add(r);
+            LiveKeys.Departure departure = new LiveKeys.Departure(r, "no heartbeat for more than " + bound.toMillis()
+                    + " ms, seen by rank " + rank);
             long n = probe.add(LiveKeys.DEPARTURES, 1).await().atMost(bound);
-            probe.set(LiveKeys.departure(n), Integer.toString(r).getBytes(StandardCharsets.US_ASCII)).await().atMost(bound);
+            probe.set(LiveKeys.departure(n), departure.encode()).await().atMost(bound);
             LOG.warnf("rank %d: rank %d sent no heartbeat for %d ms: departure %d published", rank, r, bound.toMillis(), n);
-        }
-        if (!silent.isEmpty()) {
-            departed(silent, "no heartbeat for more than " + bound.toMillis() + " ms");
+            departed(departure, "");
         }
     }
 }

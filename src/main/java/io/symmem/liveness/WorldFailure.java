@@ -14,7 +14,7 @@ import java.util.TreeSet;
  */
 public record WorldFailure(Set<Integer> ranks, String reason, boolean storeLost, Instant at) {
     public WorldFailure {
-        ranks = Set.copyOf(new TreeSet<>(ranks));
+        ranks = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(ranks));
     }
 
     /** The ranks as "[1, 3]", sorted. */

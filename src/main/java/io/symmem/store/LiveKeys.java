@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
  * ephemeral node): when that connection closes while the key still exists, the server deletes it and
  * publishes a departure. A rank that leaves in order deletes its key first.</li>
  * <li>{@code <scope>symmem/live/departures}: the number of departures published (ADD).</li>
- * <li>{@code <scope>symmem/live/departure/<n>}: the n-th departure (1-based): the rank, as decimal text.
- * Ranks wait for the next one, so a departure reaches every rank as soon as it is published.</li>
+ * <li>{@code <scope>symmem/live/departure/<n>}: the n-th departure (1-based): the rank as decimal text,
+ * a space, and how it was noticed. Ranks wait for the next one, so a departure reaches every rank as
+ * soon as it is published.</li>
  * <li>{@code <scope>symmem/live/beat/<rank>}: a rank's heartbeat counter (SET, which no pending WAIT
  * holds back), or {@link #LEFT} once it has left in order.</li>
  * </ul>
@@ -62,13 +63,21 @@ public final class LiveKeys {
         return Integer.parseInt(key.substring(key.lastIndexOf(MEMBER) + MEMBER.length()));
     }
 
-    /** A departure's value: the rank as decimal text. */
-    public static int departedRank(byte[] value) {
-        String text = new String(value, StandardCharsets.US_ASCII).trim();
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new StoreProtocolException("a departure key holds '" + text + "' instead of a rank");
+    /** A published departure: the rank and how it was noticed. */
+    public record Departure(int rank, String how) {
+        public byte[] encode() {
+            return (rank + " " + how).getBytes(StandardCharsets.UTF_8);
+        }
+
+        public static Departure decode(byte[] value) {
+            String text = new String(value, StandardCharsets.UTF_8).trim();
+            int space = text.indexOf(' ');
+            try {
+                int rank = Integer.parseInt(space < 0 ? text : text.substring(0, space));
+                return new Departure(rank, space < 0 ? "departure published" : text.substring(space + 1));
+            } catch (NumberFormatException e) {
+                throw new StoreProtocolException("a departure key holds '" + text + "' instead of a rank");
+            }
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.symmem.store;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -61,7 +60,8 @@ final class StoreMembers {
             String scope = LiveKeys.memberScope(key);
             int rank = LiveKeys.memberRank(key);
             long n = state.add(scope + LiveKeys.DEPARTURES, 1);
-            state.set(scope + LiveKeys.departure(n), Integer.toString(rank).getBytes(StandardCharsets.US_ASCII));
+            state.set(scope + LiveKeys.departure(n),
+                    new LiveKeys.Departure(rank, "its connection to the store closed without leaving").encode());
             LOG.warnf("store: rank %d%s is gone (its connection from %s closed without leaving); departure %d published",
                     rank, scope.isEmpty() ? "" : " of '" + scope + "'", remote, n);
             departed.add(key);

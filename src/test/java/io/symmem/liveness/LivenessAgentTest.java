@@ -1,0 +1,171 @@
+package io.symmem.liveness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.symmem.store.LiveKeys;
+import io.symmem.store.PrefixStore;
+import io.symmem.store.Store;
+import io.symmem.store.StoreServer;
+import io.symmem.store.TcpStoreClient;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Liveness agents of a small world against a real store server on loopback: rank 0 hosts the store
+ * (its agent uses the in-process store), the other ranks connect over TCP. Bounds are generous: they
+ * only stop a broken test from hanging; the figures live in `symmem chaos`.
+ */
+class LivenessAgentTest {
+    private static final Duration AWAIT = Duration.ofSeconds(10);
+    private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+    private static Vertx vertx;
+    private StoreServer server;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void startVertx() {
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stopVertx() {
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    @BeforeEach
+    void startServer() {
+        server = new StoreServer(vertx, "127.0.0.1", 0);
+        server.start().await().atMost(AWAIT);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+        server.close();
+    }
+
+    /** One rank: its liveness, its agent and (off rank 0) its two connections. */
+    private record Rank(Liveness liveness, LivenessAgent agent, TcpStoreClient events, TcpStoreClient probe) {
+    }
+
+    private Rank rank(int rank, int world, Duration bound) {
+        Liveness liveness = new Liveness(rank);
+        Store events;
+        Store probe;
+        TcpStoreClient eventsClient = null;
+        TcpStoreClient probeClient = null;
+        if (rank == 0) {
+            events = new PrefixStore("symmem/run/t", server.localStore());
+            probe = events;
+        } else {
+            eventsClient = connect();
+            probeClient = connect();
+            events = new PrefixStore("symmem/run/t", eventsClient);
+            probe = new PrefixStore("symmem/run/t", probeClient);
+        }
+        LivenessAgent agent = new LivenessAgent(liveness, events, probe, world, bound, "127.0.0.1:" + server.port(), true);
+        if (eventsClient != null) {
+            eventsClient.whenConnectionLost(agent::connectionLost);
+            toClose.add(eventsClient);
+            toClose.add(probeClient);
+        }
+        toClose.add(agent);
+        agent.start(STORE_TIMEOUT);
+        return new Rank(liveness, agent, eventsClient, probeClient);
+    }
+
+    private TcpStoreClient connect() {
+        return TcpStoreClient.connect(vertx, "127.0.0.1", server.port(), STORE_TIMEOUT, TcpStoreClient.Options.forSymmemServer())
+                .await().atMost(AWAIT);
+    }
+
+    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + AWAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void aRankWhoseConnectionCloses_IsNamedByEveryOtherRank() throws Exception {
+        Duration bound = Duration.ofMinutes(5); // heartbeats cannot be what notices here
+        Rank r0 = rank(0, 3, bound);
+        Rank r1 = rank(1, 3, bound);
+        Rank r2 = rank(2, 3, bound);
+        List.of(r0, r1, r2).forEach(r -> r.agent().startMonitoring());
+
+        r2.agent().close();
+        r2.events().close(); // what the kernel does to a killed process's sockets
+
+        eventually(() -> r0.liveness().failed() && r1.liveness().failed(), "ranks 0 and 1 learn that rank 2 is gone");
+        for (Rank r : List.of(r0, r1)) {
+            WorldFailure f = r.liveness().failure().orElseThrow();
+            assertThat(f.ranks()).containsExactly(2);
+            assertThat(f.reason()).contains("rank 2 is gone").contains("closed without leaving");
+            assertThat(f.storeLost()).isFalse();
+        }
+    }
+
+    @Test
+    void aRankThatLeavesInOrderIsNoDeparture() throws Exception {
+        Duration bound = Duration.ofMillis(600);
+        Rank r0 = rank(0, 2, bound);
+        Rank r1 = rank(1, 2, bound);
+        List.of(r0, r1).forEach(r -> r.agent().startMonitoring());
+        r1.agent().leave(STORE_TIMEOUT);
+        r1.events().close();
+        r1.probe().close();
+        Thread.sleep(4 * bound.toMillis()); // longer than the heartbeat bound: a silent left rank must not count
+        assertThat(r0.liveness().failure()).isEmpty();
+        assertThat(server.localStore().check(List.of("symmem/run/t/" + LiveKeys.departure(1))).await().atMost(AWAIT)).isFalse();
+    }
+
+    @Test
+    void aRankThatStopsBeatingIsDeclaredGoneByRank0AndLearnsItItself() throws Exception {
+        Duration bound = Duration.ofMillis(600);
+        Rank r0 = rank(0, 2, bound);
+        Rank r1 = rank(1, 2, bound);
+        List.of(r0, r1).forEach(r -> r.agent().startMonitoring());
+        Thread.sleep(2 * bound.toMillis());
+        assertThat(r0.liveness().failure()).as("beating ranks are not declared gone").isEmpty();
+
+        // A hung process: its connection stays open, its beats stop (the timer of its agent is gone).
+        r1.agent().close();
+
+        eventually(() -> r0.liveness().failed(), "rank 0 declares rank 1 gone");
+        assertThat(r0.liveness().failure().orElseThrow().reason()).contains("rank 1 is gone").contains("no heartbeat");
+    }
+
+    @Test
+    void losingTheStoreHostIsRank0Gone() throws Exception {
+        Rank r1 = rank(1, 2, Duration.ofMinutes(5));
+        server.close();
+        eventually(() -> r1.liveness().failed(), "rank 1 learns that the store host is gone");
+        WorldFailure f = r1.liveness().failure().orElseThrow();
+        assertThat(f.ranks()).containsExactly(0);
+        assertThat(f.storeLost()).isTrue();
+        assertThat(f.reason()).contains("rank 0 is gone").contains("closed the connection");
+    }
+
+    @Test
+    void aDepartureFromBeforeARankJoinedIsReportedWhenItJoins() throws Exception {
+        Rank r2 = rank(2, 3, Duration.ofMinutes(5));
+        r2.agent().close();
+        r2.events().close();
+        eventually(() -> server.localStore().check(List.of("symmem/run/t/" + LiveKeys.departure(1))).await().atMost(AWAIT),
+                "the departure is published");
+        Rank r1 = rank(1, 3, Duration.ofMinutes(5));
+        assertThat(r1.liveness().failure()).hasValueSatisfying(f -> assertThat(f.ranks()).containsExactly(2));
+    }
+}

@@ -1,0 +1,82 @@
+package io.symmem.liveness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.smallrye.mutiny.Uni;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class LivenessTest {
+
+    @Test
+    void aGuardedWaitFailsAsSoonAsTheWorldFailsNamingTheOperationAndTheRank() {
+        Liveness liveness = new Liveness(0);
+        CompletableFuture<String> never = new CompletableFuture<>();
+        CompletableFuture<String> guarded = liveness.guard(Uni.createFrom().completionStage(never), "barrier of group 'g'")
+                .subscribeAsCompletionStage().toCompletableFuture();
+        assertThat(guarded).isNotDone();
+
+        liveness.fail(Set.of(2), "rank 2 is gone (test)");
+
+        assertThatThrownBy(() -> guarded.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerLostException.class)
+                .hasMessageContaining("barrier of group 'g': aborted: rank 2 is gone (test)");
+        assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void aGuardThatFinishesNormallyLeavesNoListenerBehind() {
+        Liveness liveness = new Liveness(0);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(liveness.guard(Uni.createFrom().item(i), "op").await().atMost(Duration.ofSeconds(1))).isEqualTo(i);
+        }
+        assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void aWaitStartedAfterTheFailureFailsAtOnceAndCheckThrows() {
+        Liveness liveness = new Liveness(1);
+        liveness.fail(Set.of(0), "rank 0 is gone", true);
+        assertThatThrownBy(() -> liveness.guard(Uni.createFrom().nothing(), "store wait").await().atMost(Duration.ofSeconds(5)))
+                .isInstanceOf(PeerLostException.class).hasMessage("store wait: aborted: rank 0 is gone");
+        assertThatThrownBy(() -> liveness.check("all-reduce")).isInstanceOf(PeerLostException.class)
+                .satisfies(e -> assertThat(((PeerLostException) e).ranks()).containsExactly(0));
+    }
+
+    @Test
+    void anOperationThatDoesNotWaitForPeersIsCutShortOnlyWhenTheStoreIsLost() {
+        Liveness peerGone = new Liveness(0);
+        peerGone.fail(Set.of(3), "rank 3 is gone");
+        assertThat(peerGone.guardAgainstLostStore(Uni.createFrom().item("ok"), "store set").await().atMost(Duration.ofSeconds(1)))
+                .isEqualTo("ok");
+
+        Liveness storeGone = new Liveness(1);
+        CompletableFuture<String> pending = storeGone.guardAgainstLostStore(Uni.createFrom().<String>nothing(), "store set")
+                .subscribeAsCompletionStage().toCompletableFuture();
+        storeGone.fail(Set.of(0), "rank 0 is gone", true);
+        assertThatThrownBy(pending::join).isInstanceOf(CompletionException.class).hasMessageContaining("store set: aborted");
+    }
+
+    @Test
+    void theFirstFailureIsKeptLaterRanksAreAddedAndListenersRunOnce() {
+        Liveness liveness = new Liveness(0);
+        AtomicInteger calls = new AtomicInteger();
+        liveness.whenFailed(f -> calls.incrementAndGet());
+        liveness.fail(Set.of(2), "rank 2 is gone");
+        liveness.fail(Set.of(3), "rank 3 is gone");
+        liveness.fail(Set.of(2), "rank 2 is gone again");
+        WorldFailure f = liveness.failure().orElseThrow();
+        assertThat(f.ranks()).containsExactly(2, 3);
+        assertThat(f.reason()).isEqualTo("rank 2 is gone; also: rank 3 is gone");
+        assertThat(f.rankList()).isEqualTo("[2, 3]");
+        assertThat(calls).hasValue(1);
+        AtomicInteger late = new AtomicInteger();
+        liveness.whenFailed(x -> late.incrementAndGet());
+        assertThat(late).as("a listener added after the failure runs at once").hasValue(1);
+    }
+}
