@@ -73,6 +73,12 @@ final class RankProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a crash or an OOM killer would: no shutdown hook runs, the kernel closes its sockets. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }
