@@ -138,6 +138,11 @@ public final class LivenessAgent implements AutoCloseable {
         }
         stopped = true;
         timer.shutdownNow();
+        try {
+            timer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS); // no beat can follow the last one
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         // On the beats' own connection, so that no beat still in flight lands after it.
         events.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
         if (!(storeHostedByRank0 && rank == 0)) {
@@ -202,6 +207,21 @@ public final class LivenessAgent implements AutoCloseable {
                 .subscribe().with(ok -> { }, e -> LOG.debugf("rank %d: heartbeat not sent: %s", rank, e.getMessage()));
     }
 
+    /**
+     * A silent rank whose member key is gone has left in order (or its departure is published
+     * already): not one to declare.
+     */
+    private boolean isMember(int r) {
+        if (storeHostedByRank0 && r == 0) {
+            return true; // the hosting rank has no member key
+        }
+        boolean member = probe.check(List.of(LiveKeys.member(r))).await().atMost(bound);
+        if (!member) {
+            declared.add(r);
+        }
+        return member;
+    }
+
     private void monitor() {
         List<Integer> watched = new ArrayList<>();
         if (rank == 0) {
@@ -243,7 +263,7 @@ public final class LivenessAgent implements AutoCloseable {
             if (!value.equals(lastBeat.get(r))) {
                 lastBeat.put(r, value);
                 lastChange.put(r, now);
-            } else if (now - lastChange.getOrDefault(r, now) > bound.toNanos()) {
+            } else if (now - lastChange.getOrDefault(r, now) > bound.toNanos() && isMember(r)) {
                 silent.add(r);
             }
         }

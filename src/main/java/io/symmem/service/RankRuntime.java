@@ -53,8 +53,8 @@ public class RankRuntime {
     private static final String LEFT_PREFIX = "symmem/world/left/";
     /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
     static final String JOINS_KEY = "symmem/world/joins";
-    /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's and the world's. */
-    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/");
+    /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's, the world's, liveness'. */
+    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/", "symmem/live/");
 
     /** Address on the event bus where this rank publishes world events (JSON: type, ranks, reason, at). */
     public static final String WORLD_EVENTS = "symmem.world.events";
