@@ -16,5 +16,6 @@ if [ "$backend" = cuda ]; then
     export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1
   fi
 fi
-symmem="${SYMMEM_BIN:-$root/bin/symmem}"
-exec "$symmem" chaos --ranks "$ranks" --rounds "$rounds" --log "${CHAOS_LOG:-/tmp/symmem-chaos-$backend.log}" "${@:4}"
+# SYMMEM_BIN: how to run symmem when not through bin/symmem (the GPU machine: "<jre>/bin/java -jar <app>").
+read -r -a symmem <<< "${SYMMEM_BIN:-$root/bin/symmem}"
+exec "${symmem[@]}" chaos --ranks "$ranks" --rounds "$rounds" --log "${CHAOS_LOG:-/tmp/symmem-chaos-$backend.log}" "${@:4}"
