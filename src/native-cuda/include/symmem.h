@@ -33,7 +33,8 @@ typedef enum symmem_status {
   SYMMEM_ERR_NO_DEVICE = 4,        /* the backend has no device (e.g. "no CUDA device") */
   SYMMEM_ERR_UNSUPPORTED = 5,      /* the backend or build does not support this */
   SYMMEM_ERR_MISMATCH = 6,         /* peers disagree (sizes, world, backend) */
-  SYMMEM_ERR_STATE = 7             /* called in the wrong state (e.g. before import) */
+  SYMMEM_ERR_STATE = 7,            /* called in the wrong state (e.g. before import) */
+  SYMMEM_ERR_ABORTED = 8           /* a wait was cut short by symmem_abort: the message has the reason */
 } symmem_status;
 
 /* Element types. bf16/fp16 are reduced with fp32 accumulation (cuda backend). */
@@ -66,6 +67,20 @@ int symmem_abi_version(void);
 symmem_status symmem_close_fd(int fd);
 /* 1 if this build contains the CUDA backend (nvcc was found at build time), else 0. */
 int symmem_built_with_cuda(void);
+
+/* ---- abort: fail fast when a peer is known to be dead --------------------------------------
+ * symmem_abort makes every native wait of this process, running or future, return
+ * SYMMEM_ERR_ABORTED with "<what was waiting>: aborted: <reason>" instead of waiting for its
+ * deadline: host barriers, signals and collectives (within about a millisecond), fd channel
+ * receives and sends (within 20 ms), and device kernels of the cuda backend (they poll a pinned
+ * host word at most every ~20 us of GPU time while they wait; a cuda buffer then behaves as after a
+ * device timeout: free it). Safe from any thread, concurrently with waits. Idempotent: the first
+ * reason is kept. A NULL or empty reason is SYMMEM_ERR_INVALID_ARGUMENT. */
+symmem_status symmem_abort(const char* reason);
+/* Clears the abort (tests; a process that goes on to join a new world). */
+void symmem_abort_reset(void);
+/* 1 once symmem_abort has been called (and not reset), else 0. */
+int symmem_aborted(void);
 
 /* ---- IPC channel: file descriptors between local processes (SCM_RIGHTS) ------------------- */
 /* A channel is a Unix datagram socket bound in the Linux abstract namespace under `name`

@@ -12,11 +12,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/abort.h"
 #include "core/backend.h"
 #include "core/status.h"
 #include "core/validate.h"
@@ -47,6 +49,26 @@ std::string uuid_text(const uint8_t* u) {
                 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
                 u[14], u[15]);
   return b;
+}
+
+// The process's abort word for device code: pinned, mapped into every device's address space
+// (portable), allocated once on the first buffer and kept for the life of the process (4 bytes),
+// registered with the core so that symmem_abort sets it. Returns its device address, or an error.
+symmem_status abort_word_for_devices(const uint32_t** out) {
+  static std::mutex mutex;
+  static uint32_t* host = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (host == nullptr) {
+    void* p = nullptr;
+    SYMMEM_RT(cudaHostAlloc(&p, sizeof(uint32_t), cudaHostAllocMapped | cudaHostAllocPortable),
+              "cudaHostAlloc(abort word)");
+    host = static_cast<uint32_t*>(p);
+    register_abort_word(host);
+  }
+  void* dev = nullptr;
+  SYMMEM_RT(cudaHostGetDevicePointer(&dev, host, 0), "cudaHostGetDevicePointer(abort word)");
+  *out = static_cast<const uint32_t*>(dev);
+  return SYMMEM_OK;
 }
 
 const char* op_name(uint32_t op) {
@@ -158,6 +180,7 @@ class CudaBuffer final : public symmem_buffer {
     return synchronize(stream_);
   }
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
+  symmem_status report_aborted(const ErrorRecord& e);
   symmem_status coll_args(int timeout_ms, CollArgs* a, const char* what);
   void unmap(Mapping& m);
 
@@ -176,6 +199,7 @@ class CudaBuffer final : public symmem_buffer {
   uint32_t** dev_pads_ = nullptr;  // device array of every rank's public pad
   ErrorRecord* err_host_ = nullptr;
   ErrorRecord* err_dev_ = nullptr;
+  const uint32_t* abort_dev_ = nullptr;
   cudaStream_t stream_ = nullptr;
   int rank_ = SYMMEM_RANK_SELF;
   int world_ = 0;
@@ -236,6 +260,7 @@ symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer*
   std::memset(const_cast<ErrorRecord*>(b->err_host_), 0, sizeof(ErrorRecord));
   SYMMEM_RT(cudaHostGetDevicePointer(reinterpret_cast<void**>(&b->err_dev_), b->err_host_, 0),
             "cudaHostGetDevicePointer(error record)");
+  SYMMEM_TRY(abort_word_for_devices(&b->abort_dev_));
   // Signal pads, flags, epochs and claim start at zero; then the header.
   void* pad = reinterpret_cast<void*>(b->local_.va);
   SYMMEM_RT(cudaMemset(pad, 0, kHeaderOff), "cudaMemset(signal pad)");
@@ -391,6 +416,7 @@ SigArgs CudaBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   a.pads = dev_pads_;
   a.claim = reinterpret_cast<uint32_t*>(local_.va + kClaimOff);
   a.err = err_dev_;
+  a.abort = abort_dev_;
   a.rank = rank_;
   a.world = world_;
   a.peer = peer;
@@ -415,6 +441,7 @@ symmem_status CudaBuffer::coll_args(int timeout_ms, CollArgs* a, const char* wha
   coll_epoch_ += 3;  // the most barriers any collective kernel has
   a->claim = reinterpret_cast<uint32_t*>(local_.va + kClaimOff);
   a->err = err_dev_;
+  a->abort = abort_dev_;
   a->rank = rank_;
   a->world = world_;
   a->timeout_ms = static_cast<uint32_t>(timeout_ms);
@@ -479,6 +506,7 @@ symmem_status CudaBuffer::check() {
   SYMMEM_TRY(set_device());
   cudaMemset(reinterpret_cast<void*>(local_.va + kClaimOff), 0, 4);
   cudaDeviceSynchronize();
+  if (e.status == kGaveUpAborted) return report_aborted(e);
   switch (e.op) {
     case kOpBarrier:
       return fail(SYMMEM_ERR_TIMEOUT, "barrier(channel %d): rank %d did not arrive within %u ms",
@@ -500,6 +528,26 @@ symmem_status CudaBuffer::check() {
                   e.channel == 1 ? "waiting for inputs" : "waiting for peers", e.peer,
                   e.timeout_ms);
   }
+}
+
+// The device wait that saw the abort, named like the timeouts name theirs.
+symmem_status CudaBuffer::report_aborted(const ErrorRecord& e) {
+  char what[160];
+  switch (e.op) {
+    case kOpBarrier:
+      std::snprintf(what, sizeof what, "barrier(channel %d) waiting for rank %d", e.channel, e.peer);
+      break;
+    case kOpPutSignal:
+      std::snprintf(what, sizeof what, "put_signal(peer %d, channel %d)", e.peer, e.channel);
+      break;
+    case kOpWaitSignal:
+      std::snprintf(what, sizeof what, "wait_signal(peer %d, channel %d)", e.peer, e.channel);
+      break;
+    default:
+      std::snprintf(what, sizeof what, "%s (barrier %d of %d) waiting for rank %d; the buffer's signal state "
+                    "is now undefined, free it", op_name(e.op), e.channel, e.nbarriers, e.peer);
+  }
+  return fail_aborted(what);
 }
 
 symmem_status CudaBuffer::all_reduce(int algo, int dtype, int op, uint64_t count, void* out,

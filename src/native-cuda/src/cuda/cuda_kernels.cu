@@ -9,7 +9,10 @@
 // Timeouts: a waiting thread reads %globaltimer every 64 polls; past the deadline it takes the
 // buffer's claim word (atomicCAS, first timeout wins), writes the error record in host-mapped
 // memory (status last, with a system fence) and the block leaves. Waits also give up once the
-// claim word is taken, so one timeout ends the whole kernel quickly.
+// claim word is taken, so one timeout ends the whole kernel quickly. An abort (symmem_abort: a peer is
+// dead) ends a wait the same way: the waiting thread reads the process's pinned abort word, but at
+// most every kAbortCheckNs of %globaltimer, since a read of host memory crosses the bus and a wait
+// that is about to succeed must not pay for it.
 //
 // Launch: every kernel may be launched with programmatic dependent launch (PDL, sm_90): it starts
 // with griddepcontrol.wait (returns once the previous grid on the stream has completed and its
@@ -53,33 +56,44 @@ __device__ __forceinline__ void pdl_enter() {
 #endif
 }
 
-// The deadline of one wait. Returns true when it has passed or another wait already failed.
+// The deadline of one wait. give_up is true when it has passed (why = kGaveUpTimeout), when the
+// process was aborted (why = kGaveUpAborted), or when another wait of the buffer already failed
+// (why stays 0: that one records the error).
 struct Waiter {
   uint64_t start = 0;
+  uint64_t abort_checked = 0;
   uint32_t polls = 0;
+  uint32_t why = 0;
   __device__ __forceinline__ bool give_up(uint64_t timeout_ns, const uint32_t* claim,
-                                          bool* timed_out) {
+                                          const uint32_t* abort) {
     if ((++polls & 63u) != 0) return false;
     const uint64_t now = globaltimer();
-    if (start == 0) start = now;
+    if (start == 0) start = abort_checked = now;
     if (now - start > timeout_ns) {
-      *timed_out = true;
+      why = kGaveUpTimeout;
       return true;
+    }
+    if (now - abort_checked >= kAbortCheckNs) {
+      abort_checked = now;
+      if (*reinterpret_cast<const volatile uint32_t*>(abort) != 0) {
+        why = kGaveUpAborted;
+        return true;
+      }
     }
     return *reinterpret_cast<const volatile uint32_t*>(claim) != 0;
   }
 };
 
-__device__ void record(uint32_t* claim, ErrorRecord* err, uint32_t op, int channel, int peer,
-                       int nbarriers, uint32_t timeout_ms) {
-  if (atomicCAS(claim, 0u, 1u) != 0u) return;
+__device__ void record(uint32_t why, uint32_t* claim, ErrorRecord* err, uint32_t op, int channel,
+                       int peer, int nbarriers, uint32_t timeout_ms) {
+  if (why == 0 || atomicCAS(claim, 0u, 1u) != 0u) return;
   err->op = op;
   err->channel = channel;
   err->peer = peer;
   err->nbarriers = nbarriers;
   err->timeout_ms = timeout_ms;
   __threadfence_system();
-  err->status = 1;
+  err->status = why;
   __threadfence_system();
 }
 
@@ -93,10 +107,9 @@ __device__ __forceinline__ uint32_t* slot(uint32_t* pad, int channel, int rank) 
 __device__ bool dev_put(const SigArgs& a, int peer) {
   uint32_t* s = slot(a.pads[peer], a.channel, a.rank);
   Waiter w;
-  bool timed_out = false;
   while (ld_acquire_sys(s) != 0u)
-    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
-      if (timed_out) record(a.claim, a.err, kOpPutSignal, a.channel, peer, 0, a.timeout_ms);
+    if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+      record(w.why, a.claim, a.err, kOpPutSignal, a.channel, peer, 0, a.timeout_ms);
       return false;
     }
   st_release_sys(s, 1u);
@@ -106,10 +119,9 @@ __device__ bool dev_put(const SigArgs& a, int peer) {
 __device__ bool dev_wait(const SigArgs& a, int peer, uint32_t op) {
   uint32_t* s = slot(a.pads[a.rank], a.channel, peer);
   Waiter w;
-  bool timed_out = false;
   while (ld_acquire_sys(s) != 1u)
-    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
-      if (timed_out) record(a.claim, a.err, op, a.channel, peer, 0, a.timeout_ms);
+    if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+      record(w.why, a.claim, a.err, op, a.channel, peer, 0, a.timeout_ms);
       return false;
     }
   st_relaxed_sys(s, 0u);
@@ -136,10 +148,9 @@ __global__ void barrier_kernel(SigArgs a) {
   st_release_sys(a.pads[t] + kOff + a.channel * SYMMEM_MAX_WORLD + a.rank, a.epoch);
   const uint32_t* mine = a.pads[a.rank] + kOff + a.channel * SYMMEM_MAX_WORLD + t;
   Waiter w;
-  bool timed_out = false;
   while (static_cast<int32_t>(ld_acquire_sys(mine) - a.epoch) < 0)
-    if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
-      if (timed_out) record(a.claim, a.err, kOpBarrier, a.channel, t, 0, a.timeout_ms);
+    if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+      record(w.why, a.claim, a.err, kOpBarrier, a.channel, t, 0, a.timeout_ms);
       return;
     }
 }
@@ -167,10 +178,9 @@ __device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int 
     st_release_sys(a.flags[t] + blockIdx.x * kMaxCollWorld + a.rank, e);
     const uint32_t* mine = a.flags[a.rank] + blockIdx.x * kMaxCollWorld + t;
     Waiter w;
-    bool timed_out = false;
     while (static_cast<int32_t>(ld_acquire_sys(mine) - e) < 0)
-      if (w.give_up(a.timeout_ns, a.claim, &timed_out)) {
-        if (timed_out) record(a.claim, a.err, a.op, index, t, total, a.timeout_ms);
+      if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+        record(w.why, a.claim, a.err, a.op, index, t, total, a.timeout_ms);
         ok = false;
         break;
       }

@@ -43,8 +43,8 @@ struct Header {
   int32_t pid;
 };
 
-// Host-mapped pinned memory, one per buffer. The first device-side timeout wins the claim word
-// and fills this (status last); the host turns it into SYMMEM_ERR_TIMEOUT.
+// Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
+// word and fills this (status last); the host turns it into SYMMEM_ERR_TIMEOUT (or _ABORTED).
 enum ErrOp : uint32_t {
   kOpBarrier = 1,
   kOpPutSignal = 2,
@@ -54,8 +54,12 @@ enum ErrOp : uint32_t {
   kOpAllGather = 6,
   kOpReduceScatter = 7,
 };
+constexpr uint32_t kGaveUpTimeout = 1;
+constexpr uint32_t kGaveUpAborted = 2;  // symmem_abort: the process's pinned abort word became 1
+// A waiting thread reads the abort word (host memory, over the bus) at most this often.
+constexpr uint64_t kAbortCheckNs = 20000;
 struct ErrorRecord {
-  volatile uint32_t status;  // 0 = none, 1 = timeout
+  volatile uint32_t status;  // 0 = none, kGaveUpTimeout, kGaveUpAborted
   volatile uint32_t op;
   volatile int32_t channel;  // public channel, or the collective's barrier index (1-based)
   volatile int32_t peer;     // the rank that did not answer
@@ -68,6 +72,7 @@ struct SigArgs {
   uint32_t* const* pads;  // device array: rank r's public pad, r < world
   uint32_t* claim;
   ErrorRecord* err;       // device alias of the host-mapped record
+  const uint32_t* abort;  // device alias of the process's pinned abort word
   int rank, world, peer, channel;
   uint32_t epoch;         // barrier: the epoch this barrier announces and waits for
   uint32_t timeout_ms;
@@ -81,6 +86,7 @@ struct CollArgs {
   uint32_t epoch;                  // host-kept: barrier k of this call uses epoch + k
   uint32_t* claim;                 // own
   ErrorRecord* err;
+  const uint32_t* abort;           // device alias of the process's pinned abort word
   int rank, world;
   uint32_t op;                     // ErrOp, for the record
   uint32_t timeout_ms;

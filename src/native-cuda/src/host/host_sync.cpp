@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/abort.h"
 #include "core/status.h"
 #include "host/host_buffer.h"
 #include "host/signal.h"
@@ -24,7 +25,11 @@ std::string rank_list(std::vector<PendingSlot> v) {
 symmem_status HostBuffer::put_signal(int peer, int channel, int timeout_ms) {
   Deadline dl(timeout_ms);
   std::vector<PendingSlot> puts{{peer, slot(pad(peer), channel, rank_)}}, takes;
-  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  Driven d = drive(puts, takes, dl);
+  if (d == Driven::done) return SYMMEM_OK;
+  if (d == Driven::aborted)
+    return fail_aborted("put_signal(peer " + std::to_string(peer) + ", channel " + std::to_string(channel) +
+                        ")");
   return fail(SYMMEM_ERR_TIMEOUT,
               "put_signal(peer %d, channel %d): timed out after %d ms; rank %d has not consumed "
               "the previous signal",
@@ -34,7 +39,11 @@ symmem_status HostBuffer::put_signal(int peer, int channel, int timeout_ms) {
 symmem_status HostBuffer::wait_signal(int peer, int channel, int timeout_ms) {
   Deadline dl(timeout_ms);
   std::vector<PendingSlot> puts, takes{{peer, slot(pad(rank_), channel, peer)}};
-  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  Driven d = drive(puts, takes, dl);
+  if (d == Driven::done) return SYMMEM_OK;
+  if (d == Driven::aborted)
+    return fail_aborted("wait_signal(peer " + std::to_string(peer) + ", channel " +
+                        std::to_string(channel) + ")");
   return fail(SYMMEM_ERR_TIMEOUT,
               "wait_signal(peer %d, channel %d): timed out after %d ms; no signal from rank %d",
               peer, channel, timeout_ms, peer);
@@ -48,7 +57,13 @@ symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
     puts.push_back({r, slot(pad(r), channel, rank_)});    // "I have arrived", on r's pad
     takes.push_back({r, slot(pad(rank_), channel, r)});   // "r has arrived", on my pad
   }
-  if (drive(puts, takes, dl)) return SYMMEM_OK;
+  Driven d = drive(puts, takes, dl);
+  if (d == Driven::done) return SYMMEM_OK;
+  if (d == Driven::aborted) {
+    std::string what = "barrier(channel " + std::to_string(channel) + ")";
+    if (!takes.empty()) what += " waiting for rank(s) " + rank_list(takes);
+    return fail_aborted(what);
+  }
   std::string msg = "barrier(channel " + std::to_string(channel) + "): timed out after " +
                     std::to_string(timeout_ms) + " ms";
   if (!takes.empty()) msg += " waiting for rank(s) " + rank_list(takes);

@@ -1,5 +1,7 @@
 #include "host/signal.h"
 
+#include "core/abort.h"
+
 namespace symmem::host {
 
 bool try_put(uint32_t* s) {
@@ -36,19 +38,20 @@ bool progress(std::vector<PendingSlot>& v, Op op) {
 
 }  // namespace
 
-bool drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl) {
+Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl) {
   // Puts and takes advance together: one slow peer never delays signalling the others, and a
   // timeout can name every rank that is missing, not just the first.
   Backoff backoff;
   for (;;) {
     bool moved = progress(puts, try_put);
     moved |= progress(takes, try_take);
-    if (puts.empty() && takes.empty()) return true;
+    if (puts.empty() && takes.empty()) return Driven::done;
     if (moved) {
       backoff.reset();
       continue;
     }
-    if (dl.expired()) return false;
+    if (aborted()) return Driven::aborted;
+    if (dl.expired()) return Driven::timed_out;
     backoff.pause();
   }
 }

@@ -21,13 +21,14 @@ inline uint32_t* slot(uint32_t* pad, int channel, int rank) {
 bool try_put(uint32_t* s);
 bool try_take(uint32_t* s);
 
-// Waits for every put and take until done or the deadline. On return, `puts` and `takes` hold the
-// ranks still pending (empty on success).
+// Waits for every put and take until done, the deadline, or symmem_abort. On return, `puts` and
+// `takes` hold the ranks still pending (empty on success).
 // puts: (rank, slot on that rank's pad); takes: (rank, slot on the own pad).
 struct PendingSlot {
   int rank;
   uint32_t* slot;
 };
-bool drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl);
+enum class Driven { done, timed_out, aborted };
+Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl);
 
 }  // namespace symmem::host

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/abort.h"
 #include "core/status.h"
 
 namespace {
@@ -42,6 +43,8 @@ std::string join(const std::vector<int>& ranks) {
 
 // How long to wait for input before retrying sends that are not through yet.
 constexpr int64_t kSendRetryNs = 1000000;  // 1 ms
+// A receive sleeps in slices of this, to notice symmem_abort (a dead peer's fd never comes).
+constexpr int64_t kAbortPollNs = 20000000;  // 20 ms
 
 }  // namespace
 
@@ -169,8 +172,10 @@ symmem_status symmem_channel::take(const std::function<bool(const Message&)>& wa
       }
       pending_.push_back(m);  // another tag (or rank) than asked: keep it for a later receive
     }
+    if (symmem::aborted()) return symmem::fail_aborted("channel '" + name_ + "'");
     int64_t left = until_ns - symmem::now_ns();
     if (left <= 0) return SYMMEM_OK;
+    left = std::min<int64_t>(left, kAbortPollNs);  // wake up to notice symmem_abort
     pollfd p{sock_, POLLIN, 0};
     timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
     if (ppoll(&p, 1, &ts, nullptr) < 0 && errno != EINTR)
@@ -191,6 +196,8 @@ symmem_status symmem_channel::send_fd(const char* peer, int rank, int tag, int f
       case Sent::not_yet:
         break;
     }
+    if (symmem::aborted())
+      return symmem::fail_aborted("send_fd(tag " + std::to_string(tag) + ") to channel '" + peer + "'");
     if (dl.expired())
       return symmem::fail(SYMMEM_ERR_TIMEOUT,
                           "send_fd(tag %d) to channel '%s': timed out after %d ms; the peer "
@@ -254,6 +261,14 @@ symmem_status symmem_channel::all_gather_fds(const char* const* names, int rank,
       }
     }
     if (unsent == 0 && missing == 0) break;
+    if (symmem::aborted()) {
+      std::vector<int> silent;
+      for (int r = 0; r < world; ++r)
+        if (got[r] < 0) silent.push_back(r);
+      cleanup();
+      return symmem::fail_aborted("all_gather_fds(tag " + std::to_string(tag) + ")" +
+                                  (silent.empty() ? "" : " waiting for rank(s) " + join(silent)));
+    }
     if (dl.expired()) {
       std::vector<int> silent, undelivered;
       for (int r = 0; r < world; ++r) {
@@ -277,6 +292,7 @@ symmem_status symmem_channel::all_gather_fds(const char* const* names, int rank,
           return x.tag == tag && x.rank >= 0 && x.rank < world && got[x.rank] < 0;
         },
         until, &m, &found);
+    if (s == SYMMEM_ERR_ABORTED) continue;  // reported at the top, naming the ranks not heard from
     if (s != SYMMEM_OK) {
       cleanup();
       return s;
@@ -332,6 +348,11 @@ symmem_status symmem_channel::broadcast_fds(const char* const* names, int rank, 
       }
     }
     if (unsent == 0) break;
+    if (symmem::aborted()) {
+      close(own);
+      return symmem::fail_aborted("broadcast_fds(tag " + std::to_string(tag) + ", root " +
+                                  std::to_string(root) + ")");
+    }
     if (dl.expired()) {
       std::vector<int> undelivered;
       for (int r = 0; r < world; ++r)

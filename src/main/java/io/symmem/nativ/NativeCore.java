@@ -31,6 +31,27 @@ public final class NativeCore {
         }
     }
 
+    /**
+     * Cuts short every native wait of this process, running or future (barriers, signals,
+     * collectives, fd exchanges, device kernels): they fail with {@link NativeException.Aborted}
+     * carrying {@code reason}. For when a peer is known to be dead. The first reason is kept.
+     */
+    public static void abort(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw new IllegalArgumentException("abort reason must be a non-empty text");
+        }
+        Status.check(SymmemLibrary.symmem_abort(reason), "symmem_abort");
+    }
+
+    /** Undoes {@link #abort}: native waits wait until their deadline again. */
+    public static void resetAbort() {
+        SymmemLibrary.symmem_abort_reset();
+    }
+
+    public static boolean aborted() {
+        return SymmemLibrary.symmem_aborted() != 0;
+    }
+
     public static int maxWorld() {
         return SymmemLibrary.SYMMEM_MAX_WORLD;
     }

@@ -20,6 +20,13 @@ public class NativeException extends RuntimeException {
         }
     }
 
+    /** A wait was cut short by {@link NativeCore#abort} (a peer is gone); the message has the reason. */
+    public static final class Aborted extends NativeException {
+        public Aborted(String message) {
+            super(ErrorCode.ABORTED, message);
+        }
+    }
+
     /** The requested backend has no device here (e.g. "no CUDA device"). */
     public static final class NoDevice extends NativeException {
         public NoDevice(String message) {
@@ -51,6 +58,7 @@ public class NativeException extends RuntimeException {
     static NativeException of(ErrorCode code, String message) {
         return switch (code) {
             case TIMEOUT -> new Timeout(message);
+            case ABORTED -> new Aborted(message);
             case NO_DEVICE -> new NoDevice(message);
             case MISMATCH -> new Mismatch(message);
             case INVALID_ARGUMENT -> new InvalidArgument(message);

@@ -161,6 +161,13 @@ final class SymmemLibrary {
 
     static native int symmem_close_fd(int fd);
 
+    // abort
+    static native int symmem_abort(String reason);
+
+    static native void symmem_abort_reset();
+
+    static native int symmem_aborted();
+
     // channel
     static native int symmem_channel_open(String name, @ByPtrPtr ChannelHandle out);
 

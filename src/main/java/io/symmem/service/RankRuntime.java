@@ -253,6 +253,11 @@ public class RankRuntime {
      * published for whoever listens (the service's world events).
      */
     private void worldFailed(WorldFailure failure) {
+        try {
+            NativeCore.abort(failure.reason());
+        } catch (RuntimeException e) {
+            LOG.warnf("could not abort the native waits: %s", e.getMessage());
+        }
         if (state == State.READY || state == State.JOINING) {
             error = failure.reason();
             state = state == State.READY ? State.LOST : State.FAILED;

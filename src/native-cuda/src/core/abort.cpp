@@ -1,0 +1,67 @@
+#include "core/abort.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "core/status.h"
+
+namespace symmem {
+namespace {
+
+std::atomic<bool> g_aborted{false};
+// Guards the reason and the registered words; never taken on a wait's hot path.
+std::mutex g_mutex;
+std::string g_reason;
+std::vector<volatile uint32_t*> g_words;
+
+}  // namespace
+
+bool aborted() { return g_aborted.load(std::memory_order_relaxed); }
+
+std::string abort_reason() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_reason;
+}
+
+symmem_status fail_aborted(const std::string& what) {
+  return fail(SYMMEM_ERR_ABORTED, "%s: aborted: %s", what.c_str(), abort_reason().c_str());
+}
+
+void register_abort_word(volatile uint32_t* word) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *word = g_aborted.load() ? 1u : 0u;
+  g_words.push_back(word);
+}
+
+void unregister_abort_word(volatile uint32_t* word) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_words.erase(std::remove(g_words.begin(), g_words.end(), word), g_words.end());
+}
+
+}  // namespace symmem
+
+extern "C" {
+
+symmem_status symmem_abort(const char* reason) {
+  if (reason == nullptr || reason[0] == '\0')
+    return symmem::fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_abort: reason must be a non-empty string");
+  std::lock_guard<std::mutex> lock(symmem::g_mutex);
+  if (!symmem::g_aborted.load()) symmem::g_reason = reason;  // the first reason is the one that counts
+  symmem::g_aborted.store(true);
+  for (volatile uint32_t* w : symmem::g_words) *w = 1u;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return SYMMEM_OK;
+}
+
+void symmem_abort_reset(void) {
+  std::lock_guard<std::mutex> lock(symmem::g_mutex);
+  symmem::g_aborted.store(false);
+  symmem::g_reason.clear();
+  for (volatile uint32_t* w : symmem::g_words) *w = 0u;
+}
+
+int symmem_aborted(void) { return symmem::aborted() ? 1 : 0; }
+
+}  // extern "C"

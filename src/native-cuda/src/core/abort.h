@@ -1,0 +1,24 @@
+// Process-wide abort (symmem_abort): when a peer is known to be dead, every wait of this process
+// ends at once instead of at its deadline. Host waits read the flag; device kernels read a pinned
+// host word that each cuda backend registers here, so that symmem_abort reaches the GPU too.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/abi.h"
+
+namespace symmem {
+
+// Cheap enough for every turn of a spin loop (one relaxed load).
+bool aborted();
+// The reason given to symmem_abort ("" when not aborted).
+std::string abort_reason();
+// fail(SYMMEM_ERR_ABORTED, "<what>: aborted: <reason>"); `what` names the wait that was cut short.
+symmem_status fail_aborted(const std::string& what);
+
+// A word (host memory that a device can read) set to 1 by symmem_abort and to 0 by reset; it is
+// set to the current state when registered.
+void register_abort_word(volatile uint32_t* word);
+void unregister_abort_word(volatile uint32_t* word);
+
+}  // namespace symmem
