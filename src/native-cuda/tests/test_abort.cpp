@@ -14,12 +14,13 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Runs `wait` while another thread aborts after 100 ms; checks status, message and duration.
+// Runs `wait` while another thread aborts after 300 ms (the wait has long started by then, so the
+// message must be the one of a wait in progress); checks status, message and duration.
 template <class F>
 static void expect_cut_short(const char* what, F wait, const char* must_contain) {
   symmem_abort_reset();
   std::thread aborter([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     symmem_abort("rank 2 is gone (test)");
   });
   auto t0 = std::chrono::steady_clock::now();
@@ -37,7 +38,7 @@ static int rank_main(int rank) {
   symmem_backend* be = nullptr;
   symmem_buffer* b = make_imported_buffer("host", 0, names, rank, kWorld, 4096, &be);
   if (rank != 0) {
-    sleep(3);  // alive and mapped, but never waits: rank 0's waits can only end by abort
+    sleep(6);  // alive and mapped, but never waits: rank 0's waits can only end by abort
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
     return 0;
@@ -45,6 +46,7 @@ static int rank_main(int rank) {
   expect_cut_short("barrier", [&] { return symmem_barrier(b, 0, kLong); },
                    "barrier(channel 0) waiting for rank(s) 1, 2");
   expect_cut_short("wait_signal", [&] { return symmem_wait_signal(b, 2, 3, kLong); }, "wait_signal(peer 2, channel 3)");
+  symmem_abort_reset();
   CHECK_OK(symmem_put_signal(b, 2, 4, 100));  // fills the slot: the next put must wait
   expect_cut_short("put_signal", [&] { return symmem_put_signal(b, 2, 4, kLong); }, "put_signal(peer 2, channel 4)");
   std::vector<float> out(16);
@@ -68,9 +70,13 @@ static int rank_main(int rank) {
   for (int f : fds)
     if (f != -1) TEST_FAIL("an aborted gather left fd %d behind", f);
 
-  // Already aborted: a new wait ends at once.
+  // Already aborted: a new wait ends at once, without touching a pad (a put that would succeed at
+  // once, the slot being free, is refused too).
   auto t0 = std::chrono::steady_clock::now();
   CHECK_STATUS(symmem_barrier(b, 1, kLong), SYMMEM_ERR_ABORTED);
+  CHECK_ERROR_HAS("symmem_barrier, not started: aborted: rank 2 is gone (test)");
+  CHECK_STATUS(symmem_put_signal(b, 1, 9, kLong), SYMMEM_ERR_ABORTED);
+  CHECK_ERROR_HAS("symmem_put_signal, not started");
   if (seconds_since(t0) > 2.0) TEST_FAIL("a barrier after the abort waited %.1f s", seconds_since(t0));
   if (symmem_aborted() != 1) TEST_FAIL("symmem_aborted() = %d after an abort", symmem_aborted());
   // The first reason stays.

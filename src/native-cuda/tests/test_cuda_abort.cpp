@@ -41,13 +41,25 @@ static int rank_main(int rank, int world, int ngpu) {
   if (took > 5.0) TEST_FAIL("barrier kernel took %.1f s to notice the abort", took);
   CHECK_ERROR_HAS("barrier(channel 0) waiting for rank 1: aborted: rank 1 is gone (test)");
 
-  // Already aborted: a collective launched now ends too.
+  // Already aborted: a collective is refused before it is launched.
   void* out = nullptr;
   CUDA_OK(cudaMalloc(&out, 4096));
   t0 = std::chrono::steady_clock::now();
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, kLong),
+               SYMMEM_ERR_ABORTED);
+  if (seconds_since(t0) > 5.0) TEST_FAIL("all-reduce after the abort took %.1f s", seconds_since(t0));
+  CHECK_ERROR_HAS("symmem_all_reduce, not started: aborted: rank 1 is gone (test)");
+  CHECK_OK(symmem_stream_synchronize(b, s));  // nothing was launched
+
+  // A collective kernel already waiting on the device leaves too.
+  symmem_abort_reset();
+  t = abort_after(200);
+  t0 = std::chrono::steady_clock::now();
   CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, kLong));
   CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
-  if (seconds_since(t0) > 5.0) TEST_FAIL("all-reduce after the abort took %.1f s", seconds_since(t0));
+  took = seconds_since(t0);
+  t.join();
+  if (took > 5.0) TEST_FAIL("all-reduce kernel took %.1f s to notice the abort", took);
   CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2) waiting for rank 1");
   CHECK_ERROR_HAS("rank 1 is gone (test)");
   // Host-synchronous calls report it as well.

@@ -29,6 +29,11 @@ symmem_status fail_aborted(const std::string& what) {
   return fail(SYMMEM_ERR_ABORTED, "%s: aborted: %s", what.c_str(), abort_reason().c_str());
 }
 
+symmem_status refuse_if_aborted(const char* call) {
+  if (!aborted()) return SYMMEM_OK;
+  return fail_aborted(std::string(call) + ", not started");
+}
+
 void register_abort_word(volatile uint32_t* word) {
   std::lock_guard<std::mutex> lock(g_mutex);
   *word = g_aborted.load() ? 1u : 0u;

@@ -16,6 +16,11 @@ std::string abort_reason();
 // fail(SYMMEM_ERR_ABORTED, "<what>: aborted: <reason>"); `what` names the wait that was cut short.
 symmem_status fail_aborted(const std::string& what);
 
+// SYMMEM_OK, or (once aborted) fail_aborted("<call>, not started"): a wait that would start in an
+// aborted process is refused before it touches a signal pad or launches a kernel, so that after an
+// abort no wait succeeds by chance, whether or not its peers happen to be there.
+symmem_status refuse_if_aborted(const char* call);
+
 // A word (host memory that a device can read) set to 1 by symmem_abort and to 0 by reset; it is
 // set to the current state when registered.
 void register_abort_word(volatile uint32_t* word);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/abort.h"
 #include "core/backend.h"
 #include "core/validate.h"
 
@@ -150,6 +151,7 @@ symmem_status symmem_put_signal_on_stream(symmem_buffer* buffer, int peer, int c
     SYMMEM_TRY(check_peer(buffer, peer, what));
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_put_signal_on_stream"));
     return buffer->put_signal_on_stream(peer, channel, stream, timeout_ms);
   });
 }
@@ -162,6 +164,7 @@ symmem_status symmem_wait_signal_on_stream(symmem_buffer* buffer, int peer, int 
     SYMMEM_TRY(check_peer(buffer, peer, what));
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_wait_signal_on_stream"));
     return buffer->wait_signal_on_stream(peer, channel, stream, timeout_ms);
   });
 }
@@ -172,6 +175,7 @@ symmem_status symmem_barrier_on_stream(symmem_buffer* buffer, int channel, void*
     SYMMEM_TRY(check_imported(buffer, "symmem_barrier_on_stream"));
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_barrier_on_stream"));
     return buffer->barrier_on_stream(channel, stream, timeout_ms);
   });
 }
@@ -251,6 +255,7 @@ symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_
                   "(count %llu is %llu bytes); use TWO_SHOT, AUTO or an out buffer",
                   what, static_cast<unsigned long long>(buffer->one_shot_in_place_max_bytes()),
                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(bytes));
+    SYMMEM_TRY(refuse_if_aborted("symmem_all_reduce"));
     return buffer->all_reduce(chosen, d, o, count, out, stream, timeout_ms);
   });
 }
@@ -273,6 +278,7 @@ symmem_status symmem_all_gather(symmem_buffer* buffer, symmem_dtype dtype, uint6
       SYMMEM_TRY(check_out(buffer, what, out, count * es * buffer->world(), d));
     }
     if (count == 0) return SYMMEM_OK;
+    SYMMEM_TRY(refuse_if_aborted("symmem_all_gather"));
     return buffer->all_gather(d, count, out, stream, timeout_ms);
   });
 }
@@ -291,6 +297,7 @@ symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
     SYMMEM_TRY(check_fits(buffer, what, "count", count, d, buffer->world(), &bytes));
     SYMMEM_TRY(check_out(buffer, what, out, count * dtype_bytes(d), d));
     if (count == 0) return SYMMEM_OK;
+    SYMMEM_TRY(refuse_if_aborted("symmem_reduce_scatter"));
     return buffer->reduce_scatter(d, o, count, out, stream, timeout_ms);
   });
 }

@@ -1,6 +1,7 @@
 // C entry points for signals, barrier and collectives: all checks here, the work in the backend.
 #include <cstring>
 
+#include "core/abort.h"
 #include "core/backend.h"
 #include "core/validate.h"
 
@@ -38,19 +39,25 @@ int as_int(const E* e) {
 extern "C" {
 
 symmem_status symmem_put_signal(symmem_buffer* buffer, int peer, int channel, int timeout_ms) {
-  SYMMEM_TRY(check_imported(buffer, "symmem_put_signal"));
-  SYMMEM_TRY(check_peer(buffer, peer));
-  SYMMEM_TRY(check_channel(channel));
-  SYMMEM_TRY(check_timeout(timeout_ms));
-  return buffer->put_signal(peer, channel, timeout_ms);
+  return guarded("symmem_put_signal", [&]() -> symmem_status {
+    SYMMEM_TRY(check_imported(buffer, "symmem_put_signal"));
+    SYMMEM_TRY(check_peer(buffer, peer));
+    SYMMEM_TRY(check_channel(channel));
+    SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_put_signal"));
+    return buffer->put_signal(peer, channel, timeout_ms);
+  });
 }
 
 symmem_status symmem_wait_signal(symmem_buffer* buffer, int peer, int channel, int timeout_ms) {
-  SYMMEM_TRY(check_imported(buffer, "symmem_wait_signal"));
-  SYMMEM_TRY(check_peer(buffer, peer));
-  SYMMEM_TRY(check_channel(channel));
-  SYMMEM_TRY(check_timeout(timeout_ms));
-  return buffer->wait_signal(peer, channel, timeout_ms);
+  return guarded("symmem_wait_signal", [&]() -> symmem_status {
+    SYMMEM_TRY(check_imported(buffer, "symmem_wait_signal"));
+    SYMMEM_TRY(check_peer(buffer, peer));
+    SYMMEM_TRY(check_channel(channel));
+    SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_wait_signal"));
+    return buffer->wait_signal(peer, channel, timeout_ms);
+  });
 }
 
 symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms) {
@@ -58,6 +65,7 @@ symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms)
     SYMMEM_TRY(check_imported(buffer, "symmem_barrier"));
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_barrier"));
     return buffer->barrier(channel, timeout_ms);
   });
 }
@@ -84,6 +92,7 @@ symmem_status symmem_all_reduce_one_shot(symmem_buffer* buffer, symmem_dtype dty
                    out, static_cast<unsigned long long>(count * sizeof(float)));
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_TRY(refuse_if_aborted("symmem_all_reduce_one_shot"));
     return buffer->all_reduce_sum_f32(count, static_cast<float*>(out), channel, timeout_ms);
   });
 }

@@ -47,15 +47,26 @@ class NativeAbortTest {
                             rank0Done.await(60, TimeUnit.SECONDS); // mapped, but never enters a wait
                             return "idle";
                         }
+                        // Warm the call path first (class loading, JIT), so that the barrier below is
+                        // surely waiting when the abort comes half a second later.
+                        assertThatThrownBy(() -> memory.barrier(2, Duration.ofMillis(50)))
+                                .isInstanceOf(NativeException.Timeout.class);
                         Thread aborter = new Thread(() -> {
-                            sleep(200);
+                            sleep(500);
                             NativeCore.abort("rank 1 is gone (test)");
                         });
-                        aborter.start();
                         long t0 = System.nanoTime();
-                        assertThatThrownBy(() -> memory.barrier(3, LONG)).isInstanceOf(NativeException.Aborted.class)
+                        aborter.start();
+                        RuntimeException cutShort = null;
+                        try {
+                            memory.barrier(3, LONG);
+                        } catch (RuntimeException e) {
+                            cutShort = e;
+                        }
+                        long took = System.nanoTime() - t0;
+                        assertThat(cutShort).isInstanceOf(NativeException.Aborted.class)
                                 .hasMessageContaining("barrier(channel 3) waiting for rank(s) 1: aborted: rank 1 is gone (test)");
-                        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
+                        assertThat(Duration.ofNanos(took)).isLessThan(Duration.ofSeconds(30));
                         aborter.join();
                         assertThat(NativeCore.aborted()).isTrue();
                         ByteBuffer out = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
