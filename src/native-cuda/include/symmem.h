@@ -74,7 +74,9 @@ int symmem_built_with_cuda(void);
  * deadline: host barriers, signals and collectives (within about a millisecond), fd channel
  * receives and sends (within 20 ms), and device kernels of the cuda backend (they poll a pinned
  * host word at most every ~20 us of GPU time while they wait; a cuda buffer then behaves as after a
- * device timeout: free it). Safe from any thread, concurrently with waits. Idempotent: the first
+ * device timeout: free it). A wait called while aborted is refused before it touches a signal pad
+ * or launches a kernel ("<call>, not started: aborted: <reason>"), so no wait succeeds by chance
+ * after an abort. Safe from any thread, concurrently with waits. Idempotent: the first
  * reason is kept. A NULL or empty reason is SYMMEM_ERR_INVALID_ARGUMENT. */
 symmem_status symmem_abort(const char* reason);
 /* Clears the abort (tests; a process that goes on to join a new world). */
