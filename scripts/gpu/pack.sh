@@ -3,16 +3,32 @@
 # (target/quarkus-app), a jlink'ed Java runtime and the anchor script, all under .gpu/ (ignored by
 # git; name it in the device run's `carry`). Prints the size; it must stay well under 64 MiB.
 #
+# The anchor script (PyTorch's figures to compare with) is not part of this repository: it lives in
+# the sibling checkout `shared` beside it, ../shared/bench/torch_anchor.py from the repository root,
+# wherever the repository (or a worktree of it) is; ANCHOR=path overrides that.
+#
 #   scripts/gpu/pack.sh            # build + jlink + copy
 #   SKIP_BUILD=1 scripts/gpu/pack.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+repo_root=$PWD
 JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 # Found by elimination (jdeps cannot resolve Quarkus's multi-release jars): starting from a broad set,
 # each module was dropped unless `java -jar quarkus-run.jar config` stopped working without it.
 # Without jdk.management, jdk.zipfs or java.naming the app exits at start-up without a word.
 MODULES=${MODULES:-java.base,java.logging,java.naming,jdk.management,jdk.unsupported,jdk.zipfs}
-ANCHOR=${ANCHOR:-/work/shared/bench/torch_anchor.py}
+# Checked before anything is built: a tarball without the anchor would only show up on the GPU
+# machine, as a skipped comparison.
+if [[ -n "${ANCHOR:-}" ]]; then
+  [[ -f "$ANCHOR" ]] || { echo "pack.sh: ANCHOR=$ANCHOR: no such file" >&2; exit 1; }
+else
+  ANCHOR=$(cd "$repo_root/.." && pwd)/shared/bench/torch_anchor.py
+  if [[ ! -f "$ANCHOR" ]]; then
+    echo "pack.sh: anchor script not found at $ANCHOR (looked in the sibling checkout ../shared of $repo_root;" \
+      "check it out there or set ANCHOR=/path/to/torch_anchor.py)" >&2
+    exit 1
+  fi
+fi
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   mvn -B -q -DskipTests package
@@ -27,14 +43,10 @@ mkdir -p .gpu
 # jlink's --strip-native-debug-symbols leaves Temurin's libjvm.so (30 MB) unstripped: strip it here.
 find .gpu/jre -name '*.so' -exec strip --strip-unneeded {} +
 cp -r target/quarkus-app .gpu/app
-if [[ -f "$ANCHOR" ]]; then
-  cp "$ANCHOR" .gpu/torch_anchor.py
-else
-  echo "pack.sh: $ANCHOR not found; the anchor run will be skipped" >&2
-fi
+cp "$ANCHOR" .gpu/torch_anchor.py
 # The unpacked runtime + app are about 65 MiB, over what a device run carries: ship one xz tarball
 # (carry `.gpu/symmem-gpu.tar.xz`); run-store.sh and run-cuda.sh unpack it on the device.
-tar -C .gpu -cJf .gpu/symmem-gpu.tar.xz jre app $( [[ -f .gpu/torch_anchor.py ]] && echo torch_anchor.py )
+tar -C .gpu -cJf .gpu/symmem-gpu.tar.xz jre app torch_anchor.py
 echo "modules: $MODULES"
 du -sh .gpu/jre .gpu/app .gpu/symmem-gpu.tar.xz
 size_kib=$(du -sk .gpu/symmem-gpu.tar.xz | cut -f1)

@@ -25,15 +25,16 @@ public class AllReduceBenchCommand implements Callable<Integer> {
     RankRuntime runtime;
 
     @Option(names = "--min-size", defaultValue = "4KiB", converter = ByteSizeConverter.class,
-            description = "Smallest size; sizes double up to --max-size (default ${DEFAULT-VALUE}).")
+            description = "Smallest size (bytes, or with a unit: KiB/MiB/GiB/TiB = 1024^n, KB/MB/GB/TB = 1000^n); sizes "
+                    + "double up to --max-size (default ${DEFAULT-VALUE}).")
     long minSize;
 
     @Option(names = "--max-size", defaultValue = "256MiB", converter = ByteSizeConverter.class,
-            description = "Largest size (default ${DEFAULT-VALUE}).")
+            description = "Largest size, written as --min-size (default ${DEFAULT-VALUE}).")
     long maxSize;
 
     @Option(names = "--sizes", split = ",", converter = ByteSizeConverter.class,
-            description = "Explicit sizes instead of the powers of two from --min-size to --max-size.")
+            description = "Explicit sizes, written as --min-size, instead of the doublings from --min-size to --max-size.")
     List<Long> sizes;
 
     @Option(names = "--dtype", defaultValue = "bf16", description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
@@ -94,9 +95,12 @@ public class AllReduceBenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--min-size " + min + " and --max-size " + max + " must satisfy 0 < min <= max");
         }
         List<Long> list = new ArrayList<>();
-        for (long s = min; s <= max; s *= 2) {
+        // Stop before doubling past max: with sizes up to TiB and beyond, s * 2 could overflow.
+        for (long s = min; ; s *= 2) {
             list.add(s);
+            if (s > max / 2) {
+                return list;
+            }
         }
-        return list;
     }
 }

@@ -4,6 +4,7 @@ import io.symmem.collective.AllReduce;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
+import io.symmem.config.ByteSize;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeStream;
@@ -272,7 +273,7 @@ final class AllReduceDemo {
         for (Row row : rows) {
             double algbw = row.bytes() / (row.micros() * 1e-6) / 1e9;
             double busbw = algbw * 2.0 * (world - 1) / world;
-            out.printf("%10s %9d %12.1f %12.2f %12.2f %14s  %s%n", ByteSizeConverter.format(row.bytes()), row.iterations(),
+            out.printf("%10s %9d %12.1f %12.2f %12.2f %14s  %s%n", ByteSize.format(row.bytes()), row.iterations(),
                     row.micros(), algbw, busbw, row.algorithm(), row.check());
         }
     }

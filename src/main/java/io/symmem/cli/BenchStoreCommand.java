@@ -52,7 +52,9 @@ public class BenchStoreCommand implements Callable<Integer> {
     @Option(names = "--warmup-ops", defaultValue = "200000", description = "Untimed set/get/add operations (each) on up to 4 clients before the first level, to warm up the server (default ${DEFAULT-VALUE}).")
     int warmupOps;
 
-    @Option(names = "--value-bytes", defaultValue = "64", description = "Size of every value (default ${DEFAULT-VALUE}).")
+    @Option(names = "--value-bytes", defaultValue = "64", converter = ByteSizeConverter.ToInt.class,
+            description = "Size of every value: bytes, or with a unit: KiB/MiB (1024^n) or KB/MB (1000^n), up to 2 GiB - 1 "
+                    + "(default ${DEFAULT-VALUE}).")
     int valueBytes;
 
     @Option(names = "--phase-seconds", defaultValue = "20", description = "A phase (one op at one level) stops starting operations after this (default ${DEFAULT-VALUE}).")

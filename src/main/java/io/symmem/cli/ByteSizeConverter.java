@@ -1,41 +1,32 @@
 package io.symmem.cli;
 
-import java.util.Locale;
+import io.symmem.config.ByteSize;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** "4096", "4KiB", "1MiB", "2GiB" to bytes. */
+/**
+ * A size option ("4096", "64KiB", "1MB"; see {@link ByteSize}) of at least one byte. The error names
+ * the value and the accepted forms; {@link OptionErrorHandler} puts the option's name in front.
+ */
 public class ByteSizeConverter implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        long unit = 1;
-        if (v.endsWith("kib") || v.endsWith("k")) {
-            unit = 1L << 10;
-        } else if (v.endsWith("mib") || v.endsWith("m")) {
-            unit = 1L << 20;
-        } else if (v.endsWith("gib") || v.endsWith("g")) {
-            unit = 1L << 30;
-        }
-        String digits = v.replaceAll("[a-z]+$", "");
         try {
-            long n = Long.parseLong(digits) * unit;
-            if (n <= 0) {
-                throw new TypeConversionException("size must be positive: '" + value + "'");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new TypeConversionException("not a size: '" + value + "' (use e.g. 4096, 64KiB, 1MiB)");
+            return ByteSize.parse(value, 1, Long.MAX_VALUE);
+        } catch (ByteSize.InvalidSizeException e) {
+            throw new TypeConversionException(e.getMessage());
         }
     }
 
-    static String format(long bytes) {
-        if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) {
-            return (bytes >> 20) + " MiB";
+    /** The same rules for an option held in an int (e.g. a store value, whose length field is 32 bits). */
+    public static class ToInt implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            try {
+                return (int) ByteSize.parse(value, 1, Integer.MAX_VALUE);
+            } catch (ByteSize.InvalidSizeException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
-        if (bytes >= 1024 && bytes % 1024 == 0) {
-            return (bytes >> 10) + " KiB";
-        }
-        return bytes + " B";
     }
 }

@@ -13,7 +13,8 @@ public class DemoCommand implements Callable<Integer> {
     RankRuntime runtime;
 
     @Option(names = "--sizes", split = ",", defaultValue = "4KiB,64KiB,1MiB,16MiB",
-            converter = ByteSizeConverter.class, description = "Message sizes in bytes (KiB/MiB suffixes allowed; default ${DEFAULT-VALUE}).")
+            converter = ByteSizeConverter.class, description = "Message sizes: bytes, or with a unit: KiB/MiB/GiB/TiB "
+                    + "(1024^n) or KB/MB/GB/TB (1000^n), e.g. 1MiB (default ${DEFAULT-VALUE}).")
     List<Long> sizes;
 
     @Option(names = "--min-time-ms", defaultValue = "200", description = "Timed runs per size last at least this long (default ${DEFAULT-VALUE}).")
@@ -25,8 +26,17 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--algo", defaultValue = "auto", description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
     String algo;
 
-    @Option(names = "--bytes-of-rank", description = "Testing aid: rank R allocates N bytes instead (R=N), to see the size check fail.")
+    @Option(names = "--bytes-of-rank", converter = {RankConverter.class, ByteSizeConverter.class},
+            description = "Testing aid: rank R allocates size N instead (R=N, N as in --sizes), to see the size check fail.")
     java.util.Map<Integer, Long> bytesOfRank = java.util.Map.of();
+
+    /** The key of --bytes-of-rank (picocli takes one converter per map side: key, then value). */
+    static class RankConverter implements picocli.CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            return Integer.valueOf(value.trim());
+        }
+    }
 
     @Override
     public Integer call() {

@@ -59,6 +59,7 @@ public class SymmemMain implements QuarkusApplication {
                 new CommandLine(AllReduceBenchCommand.class, factory));
         // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
         commandLine.getSubcommands().get("launch").setStopAtPositional(true);
+        commandLine.setParameterExceptionHandler(new OptionErrorHandler(commandLine.getParameterExceptionHandler()));
         return commandLine.execute(args);
     }
 }

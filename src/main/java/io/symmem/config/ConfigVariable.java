@@ -31,8 +31,10 @@ public enum ConfigVariable {
     SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false),
     SYMMEM_STORE_HOST("symmem.store.host", "one of rank0 (rank 0 hosts the store), symmem (a `symmem store` process "
             + "at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, PyTorch's included)", false),
-    SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", "an integer, 1.." + Limits.MAX_KEY_BYTES, false),
-    SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", "an integer, 1.." + Integer.MAX_VALUE, false),
+    SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", "a size from 1 to " + Limits.MAX_KEY_BYTES
+            + " bytes (1 MiB): bytes, or with a unit such as 4KiB", false),
+    SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", "a size from 1 to " + Integer.MAX_VALUE
+            + " bytes (2 GiB - 1): bytes, or with a unit such as 64MiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n)", false),
     SYMMEM_STORE_MAX_KEYS_PER_REQUEST("symmem.store.max-keys-per-request", "an integer, 1.." + Limits.MAX_KEYS_PER_REQUEST, false);
 
     /** Upper bounds of the store limits (a key or a key list the server must hold in memory at once). */

@@ -1,6 +1,7 @@
 package io.symmem.config;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 import java.time.Duration;
@@ -122,14 +123,16 @@ public interface SymmemConfig {
         @WithDefault("rank0")
         StoreHost host();
 
-        /** Most bytes of one key (SYMMEM_STORE_MAX_KEY_BYTES). */
+        /** Most bytes of one key (SYMMEM_STORE_MAX_KEY_BYTES): a size, e.g. 4096 or 4KiB. */
         @WithName("max-key-bytes")
         @WithDefault("4096")
+        @WithConverter(IntByteSizeConverter.class)
         int maxKeyBytes();
 
-        /** Most bytes of one value (SYMMEM_STORE_MAX_VALUE_BYTES). */
+        /** Most bytes of one value (SYMMEM_STORE_MAX_VALUE_BYTES): a size, e.g. 64MiB. */
         @WithName("max-value-bytes")
         @WithDefault("67108864")
+        @WithConverter(IntByteSizeConverter.class)
         int maxValueBytes();
 
         /** Most keys in one CHECK, WAIT or multi-key request (SYMMEM_STORE_MAX_KEYS_PER_REQUEST). */

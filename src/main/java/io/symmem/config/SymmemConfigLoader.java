@@ -115,9 +115,20 @@ public final class SymmemConfigLoader {
             if (message.contains(variable.property())) {
                 String value = raw.getConfigValue(variable.property()).getRawValue();
                 return variable.name() + "=" + value + " is invalid: expected " + variable.allowed()
-                        + " (" + message + ")";
+                        + " (" + converterReason(message) + ")";
             }
         }
         return message;
+    }
+
+    /**
+     * SmallRye wraps a converter's message in its own ("SRCFG00039: The config property symmem.x with
+     * the config value ... threw an Exception whilst being converted REASON"), naming the internal
+     * property; the user needs only the reason, the variable is named already.
+     */
+    private static String converterReason(String message) {
+        String marker = "whilst being converted ";
+        int at = message.indexOf(marker);
+        return at < 0 ? message : message.substring(at + marker.length()).trim();
     }
 }

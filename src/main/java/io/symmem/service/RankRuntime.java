@@ -465,7 +465,6 @@ public class RankRuntime {
             storeBackend.close();
         }
         if (server != null) {
-            storeMetrics.stop();
             server.close();
         }
         if (backend != null) {

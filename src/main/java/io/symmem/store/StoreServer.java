@@ -55,6 +55,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreState state = new StoreState();
     private final StoreMembers members = new StoreMembers(state);
     private final StoreStatistics statistics = new StoreStatistics();
+    private final StoreFigures figures = new StoreFigures(state, statistics);
     private final Set<StoreServerConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Scheduler scheduler = new Scheduler();
     /** Handed out by {@link #localStore()}: their waits fail when the server stops (its loop ends). */
@@ -156,9 +157,16 @@ public final class StoreServer implements AutoCloseable {
         socket.handler(connection::onData);
         socket.closeHandler(v -> {
             connection.onClosed();
-            connections.remove(connection);
+            forget(connection);
         });
         socket.exceptionHandler(e -> LOG.debugf("store: connection from %s failed: %s", connection.remote(), e));
+    }
+
+    /** Once per connection, whether it closed by itself or was closed by {@link #stop()}. */
+    private void forget(StoreServerConnection connection) {
+        if (connections.remove(connection)) {
+            statistics.closed();
+        }
     }
 
     /**
@@ -267,8 +275,13 @@ public final class StoreServer implements AutoCloseable {
     /** Key count, connections and operations served per type, read on the server's context. */
     public Uni<StoreStats> stats() {
         Promise<StoreStats> snapshot = Promise.promise();
-        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state, connections.size())));
+        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state)));
         return fromFuture(snapshot.future());
+    }
+
+    /** The figures metrics publish, read live from any thread (no trip to the loop, no copy that lags). */
+    public StoreFigures figures() {
+        return figures;
     }
 
     /**
@@ -293,8 +306,8 @@ public final class StoreServer implements AutoCloseable {
             }
             for (StoreServerConnection connection : new ArrayList<>(connections)) {
                 connection.close();
+                forget(connection);
             }
-            connections.clear();
             if (netServer == null) {
                 stopped.complete();
                 return;

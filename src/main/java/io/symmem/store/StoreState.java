@@ -8,10 +8,14 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The data of the store and its pending waits. Not thread-safe by design: the server touches it
- * only from its own event-loop context, so every operation is atomic without locks.
+ * only from its own event-loop context, so every operation is atomic without locks. The two counts
+ * that metrics read ({@link #keyCount()}, {@link #pendingWaitCount()}) are the exception: kept in
+ * atomics beside the maps, written here on the loop and readable from any thread, so that a scrape
+ * sees the figure of the moment without waiting for the loop.
  *
  * <p>Wait accounting follows TCPStore: a WAIT counts the keys absent when it arrives; every set/add
  * of one of those keys counts down once; at zero the waiter is woken. Deleting a key after it was
@@ -42,9 +46,12 @@ final class StoreState {
     private final Map<String, List<Waiter>> waitersByKey = new HashMap<>();
     private final Map<Object, List<Waiter>> waitersByOwner = new IdentityHashMap<>();
     private final Map<String, ArrayDeque<byte[]>> queues = new HashMap<>();
+    /** values.size() and the number of registered waiters, mirrored for readers on other threads. */
+    private final AtomicInteger keyCount = new AtomicInteger();
+    private final AtomicInteger waiterCount = new AtomicInteger();
 
     void set(String key, byte[] value) {
-        values.put(key, value);
+        put(key, value);
         wakeWaitersOn(key);
     }
 
@@ -72,7 +79,7 @@ final class StoreState {
             }
         }
         long result = base + delta;
-        values.put(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII));
+        put(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII));
         wakeWaitersOn(key);
         return result;
     }
@@ -181,11 +188,27 @@ final class StoreState {
     }
 
     boolean delete(String key) {
-        return values.remove(key) != null;
+        if (values.remove(key) == null) {
+            return false;
+        }
+        keyCount.decrementAndGet();
+        return true;
+    }
+
+    /** Every write of a value goes through here, so that the key count follows the map. */
+    private void put(String key, byte[] value) {
+        if (values.put(key, value) == null) {
+            keyCount.incrementAndGet();
+        }
     }
 
     int size() {
         return values.size();
+    }
+
+    /** Keys holding a value, as {@link #size()}, but readable from any thread. */
+    int keyCount() {
+        return keyCount.get();
     }
 
     /**
@@ -207,6 +230,7 @@ final class StoreState {
             waitersByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(waiter);
         }
         waitersByOwner.computeIfAbsent(owner, o -> new ArrayList<>()).add(waiter);
+        waiterCount.incrementAndGet();
         return false;
     }
 
@@ -216,6 +240,7 @@ final class StoreState {
         if (owned == null) {
             return;
         }
+        waiterCount.addAndGet(-owned.size());
         for (Waiter waiter : owned) {
             for (String key : waiter.awaitedKeys) {
                 List<Waiter> onKey = waitersByKey.get(key);
@@ -231,6 +256,11 @@ final class StoreState {
 
     int pendingWaits() {
         return waitersByOwner.values().stream().mapToInt(List::size).sum();
+    }
+
+    /** Waits registered and not yet released or cancelled, as {@link #pendingWaits()}, readable from any thread. */
+    int pendingWaitCount() {
+        return waiterCount.get();
     }
 
     /** Counts down waiters on {@code key} in arrival order until one is complete, and wakes that one. */
@@ -254,8 +284,8 @@ final class StoreState {
 
     private void release(Waiter waiter) {
         List<Waiter> owned = waitersByOwner.get(waiter.owner);
-        if (owned != null) {
-            owned.remove(waiter);
+        if (owned != null && owned.remove(waiter)) {
+            waiterCount.decrementAndGet();
             if (owned.isEmpty()) {
                 waitersByOwner.remove(waiter.owner);
             }

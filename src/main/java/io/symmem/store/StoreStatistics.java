@@ -1,32 +1,58 @@
 package io.symmem.store;
 
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counts of operations the server has served, per query type, from TCP connections and from the
- * in-process {@link LocalStore} alike. Touched only on the server's context, like {@link StoreState}.
+ * Counts of what the server has served: operations per query type (TCP connections and the
+ * in-process {@link LocalStore} alike), connections accepted and open. Written on the server's
+ * context only; held in atomics so that metrics read them from any thread, exact at the moment they
+ * are read, without a copy that lags behind (see {@link StoreFigures}).
  */
 final class StoreStatistics {
 
-    private final EnumMap<QueryType, Long> served = new EnumMap<>(QueryType.class);
-    private long connectionsAccepted;
+    private final AtomicLongArray served = new AtomicLongArray(QueryType.values().length);
+    private final AtomicLong connectionsAccepted = new AtomicLong();
+    private final AtomicInteger openConnections = new AtomicInteger();
 
     void served(QueryType type) {
-        served.merge(type, 1L, Long::sum);
+        served.incrementAndGet(type.ordinal());
     }
 
+    /** A connection was accepted; it is open until {@link #closed()}. */
     void accepted() {
-        connectionsAccepted++;
+        connectionsAccepted.incrementAndGet();
+        openConnections.incrementAndGet();
     }
 
-    StoreStats snapshot(StoreState state, int openConnections) {
+    void closed() {
+        openConnections.decrementAndGet();
+    }
+
+    long served(String queryType) {
+        return served.get(QueryType.valueOf(queryType).ordinal());
+    }
+
+    long connectionsAccepted() {
+        return connectionsAccepted.get();
+    }
+
+    int openConnections() {
+        return openConnections.get();
+    }
+
+    StoreStats snapshot(StoreState state) {
         Map<String, Long> ops = new LinkedHashMap<>();
-        for (Map.Entry<QueryType, Long> entry : served.entrySet()) {
-            ops.put(entry.getKey().name(), entry.getValue());
+        for (QueryType type : QueryType.values()) {
+            long count = served.get(type.ordinal());
+            if (count > 0) {
+                ops.put(type.name(), count);
+            }
         }
-        return new StoreStats(state.size(), state.queueCount(), openConnections, connectionsAccepted,
+        return new StoreStats(state.size(), state.queueCount(), openConnections.get(), connectionsAccepted.get(),
                 state.pendingWaits(), Map.copyOf(ops));
     }
 }

@@ -104,6 +104,24 @@ class SymmemConfigLoaderTest {
     }
 
     @Test
+    void storeLimitsTakeSizesWithUnits() {
+        SymmemConfig c = load(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "64MiB", "SYMMEM_STORE_MAX_KEY_BYTES", "4 KB"));
+        assertThat(c.store().maxValueBytes()).isEqualTo(64 << 20);
+        assertThat(c.store().maxKeyBytes()).isEqualTo(4000);
+        assertThat(load(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "1gib")).store().maxValueBytes()).isEqualTo(1 << 30);
+    }
+
+    @Test
+    void aSizeBeyondTheIntRangeOrAmbiguousIsRefusedNamingTheVariable() {
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "2GiB")))
+                .contains("SYMMEM_STORE_MAX_VALUE_BYTES=2GiB is invalid").contains("more than 2147483647 bytes");
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "64M")))
+                .contains("SYMMEM_STORE_MAX_VALUE_BYTES=64M is invalid").contains("ambiguous (64MiB");
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "2MiB")))
+                .contains("SYMMEM_STORE_MAX_KEY_BYTES=2097152 is invalid: must be between 1 and 1048576");
+    }
+
+    @Test
     void storeHostAndRunId() {
         SymmemConfig defaults = load(Map.of());
         assertThat(defaults.store().host()).isEqualTo(StoreHost.RANK0);
