@@ -3,18 +3,25 @@ package io.symmem.cli;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
-import io.symmem.config.InvalidConfigurationException;
+import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
 
 /**
- * Entry point of the symmem command. Two things happen before Quarkus starts, because they decide
- * how it starts: commands that are not a rank (launch, config) keep the HTTP server off, so that
- * they never take a rank's port; rank commands (and `store`, which takes their configuration)
- * validate the environment first, so that a bad variable ends start-up with one line naming it
- * rather than a stack trace.
+ * Entry point of the symmem command. Three things happen before Quarkus starts, because they decide
+ * whether and how it starts:
+ * <ul>
+ * <li>every command checks every variable's value ({@link ConfigVariable}): Quarkus reads them all as
+ * it starts, whatever the command, and a bad one would end in a stack trace (or, for a boolean, in a
+ * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
+ * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
+ * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG};</li>
+ * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
+ * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port.</li>
+ * </ul>
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
@@ -29,14 +36,18 @@ public class SymmemMain implements QuarkusApplication {
     static final Set<String> CONFIGURED_COMMANDS = Set.of("store");
 
     public static void main(String... args) {
+        if (args.length > 0 && args[0].equals("config")) {
+            System.exit(new CommandLine(new SymmemCommand()).execute(args));
+        }
         boolean rank = isRankCommand(args);
-        if (rank || (args.length > 0 && CONFIGURED_COMMANDS.contains(args[0]))) {
-            try {
-                SymmemConfigLoader.fromProcess();
-            } catch (InvalidConfigurationException e) {
-                System.err.println("symmem: " + e.getMessage());
-                System.exit(EXIT_CONFIG);
+        List<String> problems = rank || (args.length > 0 && CONFIGURED_COMMANDS.contains(args[0]))
+                ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
+                : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
+        if (!problems.isEmpty()) {
+            for (String problem : problems) {
+                System.err.println("symmem: " + problem);
             }
+            System.exit(EXIT_CONFIG);
         }
         if (!rank) {
             System.setProperty("quarkus.http.host-enabled", "false");

@@ -1,59 +1,91 @@
 package io.symmem.config;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
- * Every environment variable symmem reads, with the property it feeds and what it allows. Error
- * messages and the effective-configuration listing name variables through this table, so a user
- * always sees the name they set.
+ * Every environment variable symmem reads: the property it feeds, the kind of value it takes and
+ * what it allows, in words. This one table checks every value before start-up ({@link #problem}),
+ * names variables in error messages and lists them in the effective configuration, so a user
+ * always sees the name they set, and a new variable is checked as soon as it is listed here.
  */
 public enum ConfigVariable {
-    RANK("symmem.rank", "an integer with 0 <= RANK < WORLD_SIZE", true),
-    WORLD_SIZE("symmem.world-size", "an integer >= 1", true),
-    LOCAL_RANK("symmem.local-rank", "an integer with 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE", true),
-    LOCAL_WORLD_SIZE("symmem.local-world-size", "an integer with 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE", true),
-    MASTER_ADDR("symmem.master-addr", "a host name or IP address", true),
-    MASTER_PORT("symmem.master-port", "a TCP port, 1..65535", true),
-    SYMMEM_RUN_ID("symmem.run-id", "1 to 128 letters, digits, '.', '_' or '-'", false),
-    SYMMEM_BACKEND("symmem.backend", "one of auto, host, cuda", false),
-    SYMMEM_ALLOW_OVERLAPPING_DEVICES("symmem.allow-overlapping-devices",
-            "true or false (1/0, yes/no); true lets several ranks share a GPU (device LOCAL_RANK % device count)", false),
-    SYMMEM_DISABLE_MULTICAST("symmem.disable-multicast",
-            "true or false (1/0, yes/no); true reports NVLink multicast as disabled (symmem never uses it)", false),
-    SYMMEM_TIMEOUT_STORE("symmem.timeout.store", "a positive duration such as 30s, 500ms or PT1M", false),
-    SYMMEM_TIMEOUT_RENDEZVOUS("symmem.timeout.rendezvous", "a positive duration such as 30s, 500ms or PT1M", false),
-    SYMMEM_TIMEOUT_BARRIER("symmem.timeout.barrier", "a positive duration such as 30s, 500ms or PT1M", false),
-    SYMMEM_TIMEOUT_COLLECTIVE("symmem.timeout.collective", "a positive duration such as 30s, 500ms or PT1M", false),
-    SYMMEM_TIMEOUT_LIVENESS("symmem.timeout.liveness", "a duration between 300ms and 10m such as 3s; a rank silent "
-            + "this long is taken for gone", false),
-    SYMMEM_HTTP_PORT("symmem.http.port", "a TCP port, 1..65535; a rank serves on SYMMEM_HTTP_PORT + LOCAL_RANK", false),
-    SYMMEM_HTTP_HOST("symmem.http.host", "an interface address such as 127.0.0.1 or 0.0.0.0", false),
-    SYMMEM_STORE_HOST("symmem.store.host", "one of rank0 (rank 0 hosts the store), symmem (a `symmem store` process "
-            + "at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, PyTorch's included)", false),
-    SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", "a size from 1 to " + Limits.MAX_KEY_BYTES
-            + " bytes (1 MiB): bytes, or with a unit such as 4KiB", false),
-    SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", "a size from 1 to " + Integer.MAX_VALUE
-            + " bytes (2 GiB - 1): bytes, or with a unit such as 64MiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n)", false),
-    SYMMEM_STORE_MAX_KEYS_PER_REQUEST("symmem.store.max-keys-per-request", "an integer, 1.." + Limits.MAX_KEYS_PER_REQUEST, false);
+    RANK("symmem.rank", true, new IntegerKind(0, SymmemConfigValidator.MAX_WORLD_SIZE - 1),
+            "an integer with 0 <= RANK < WORLD_SIZE"),
+    WORLD_SIZE("symmem.world-size", true, new IntegerKind(1, SymmemConfigValidator.MAX_WORLD_SIZE),
+            "an integer from 1 to " + SymmemConfigValidator.MAX_WORLD_SIZE),
+    LOCAL_RANK("symmem.local-rank", true, new IntegerKind(0, SymmemConfigValidator.MAX_WORLD_SIZE - 1),
+            "an integer with 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE"),
+    LOCAL_WORLD_SIZE("symmem.local-world-size", true, new IntegerKind(1, SymmemConfigValidator.MAX_WORLD_SIZE),
+            "an integer with 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE"),
+    MASTER_ADDR("symmem.master-addr", true, new HostKind(), "a host name or IP address"),
+    MASTER_PORT("symmem.master-port", true, IntegerKind.PORT, "a TCP port, 1..65535"),
+    SYMMEM_RUN_ID("symmem.run-id", false, new PatternKind(Pattern.compile("[A-Za-z0-9._-]{1,128}")),
+            "1 to 128 letters, digits, '.', '_' or '-' (it becomes a store key segment)"),
+    SYMMEM_BACKEND("symmem.backend", false, ChoiceKind.of(Backend.class), "one of auto, host, cuda"),
+    SYMMEM_ALLOW_OVERLAPPING_DEVICES("symmem.allow-overlapping-devices", false, new BooleanKind(),
+            "true or false (1/0, yes/no, any case); true lets several ranks share a GPU (device LOCAL_RANK % device count)"),
+    SYMMEM_DISABLE_MULTICAST("symmem.disable-multicast", false, new BooleanKind(),
+            "true or false (1/0, yes/no, any case); true reports NVLink multicast as disabled (symmem never uses it)"),
+    SYMMEM_TIMEOUT_STORE("symmem.timeout.store", false, DurationKind.TIMEOUT, Text.TIMEOUT),
+    SYMMEM_TIMEOUT_RENDEZVOUS("symmem.timeout.rendezvous", false, DurationKind.TIMEOUT, Text.TIMEOUT),
+    SYMMEM_TIMEOUT_BARRIER("symmem.timeout.barrier", false, DurationKind.TIMEOUT, Text.TIMEOUT),
+    SYMMEM_TIMEOUT_COLLECTIVE("symmem.timeout.collective", false, DurationKind.TIMEOUT, Text.TIMEOUT),
+    // Heartbeats go out several times per liveness bound: below 300ms they would flood the store.
+    SYMMEM_TIMEOUT_LIVENESS("symmem.timeout.liveness", false, new DurationKind(Duration.ofMillis(300), Duration.ofMinutes(10)),
+            "a duration from 300ms to 10m such as 3s; a rank silent this long is taken for gone"),
+    SYMMEM_HTTP_PORT("symmem.http.port", false, IntegerKind.PORT,
+            "a TCP port, 1..65535; a rank serves on SYMMEM_HTTP_PORT + LOCAL_RANK"),
+    SYMMEM_HTTP_HOST("symmem.http.host", false, new LocalAddressKind(),
+            "an address of this machine to serve HTTP on: 0.0.0.0 or :: (every interface), a loopback or "
+                    + "interface address such as 127.0.0.1, or a host name that resolves to such addresses"),
+    SYMMEM_STORE_HOST("symmem.store.host", false, ChoiceKind.of(StoreHost.class), "one of rank0 (rank 0 hosts the store), "
+            + "symmem (a `symmem store` process at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, "
+            + "PyTorch's included)"),
+    SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", false, new SizeKind(1, Limits.MAX_KEY_BYTES),
+            "a size from 1 to " + Limits.MAX_KEY_BYTES + " bytes (1MiB): bytes, or with a unit such as 4KiB"),
+    SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", false, new SizeKind(1, Integer.MAX_VALUE),
+            "a size from 1 to " + Integer.MAX_VALUE + " bytes (2GiB - 1): bytes, or with a unit such as 64MiB "
+                    + "(KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n)"),
+    SYMMEM_STORE_MAX_KEYS_PER_REQUEST("symmem.store.max-keys-per-request", false,
+            new IntegerKind(1, Limits.MAX_KEYS_PER_REQUEST), "an integer, 1.." + Limits.MAX_KEYS_PER_REQUEST),
+    // Read from the environment by io.symmem.store.StoreSpin (the store also runs outside a rank), not
+    // through SymmemConfig; listed here so that they are checked, shown and documented with the rest.
+    SYMMEM_STORE_SPIN_MICROS("symmem.store.spin-micros", false, new IntegerKind(0, Limits.MAX_SPIN_MICROS),
+            "microseconds, 0.." + Limits.MAX_SPIN_MICROS + ", that a blocking store call polls before it sleeps "
+                    + "(unset: 50 with 8 or more cores, else 0)"),
+    SYMMEM_STORE_SERVER_SPIN_MICROS("symmem.store.server-spin-micros", false, new IntegerKind(0, Limits.MAX_SPIN_MICROS),
+            "microseconds, 0.." + Limits.MAX_SPIN_MICROS + ", that the store server's loop polls after its last "
+                    + "request (unset: 50 with 8 or more cores, else 0)");
 
-    /** Upper bounds of the store limits (a key or a key list the server must hold in memory at once). */
+    /** Upper bounds that code outside this package shares with the table. */
     public static final class Limits {
+        /** A key, or a key list, the server must hold in memory at once. */
         public static final int MAX_KEY_BYTES = 1 << 20;
         public static final int MAX_KEYS_PER_REQUEST = 1 << 24;
+        /** Polling longer than 10 ms saves no wake-up worth a core. */
+        public static final int MAX_SPIN_MICROS = 10_000;
 
         private Limits() {
         }
     }
 
-    private final String property;
-    private final String allowed;
-    private final boolean torchrunName;
+    private static final class Text {
+        static final String TIMEOUT = "a duration from 1ms to 24d such as 30s, 500ms or PT1M";
+    }
 
-    ConfigVariable(String property, String allowed, boolean torchrunName) {
+    private final String property;
+    private final boolean torchrunName;
+    private final ValueKind kind;
+    private final String allowed;
+
+    ConfigVariable(String property, boolean torchrunName, ValueKind kind, String allowed) {
         this.property = property;
-        this.allowed = allowed;
         this.torchrunName = torchrunName;
+        this.kind = kind;
+        this.allowed = allowed;
     }
 
     /** The SmallRye property this variable sets. */
@@ -66,12 +98,56 @@ public enum ConfigVariable {
         return allowed;
     }
 
+    /** The form its values take; tests derive bad values from it. */
+    public ValueKind kind() {
+        return kind;
+    }
+
     /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
     public boolean isTorchrunName() {
         return torchrunName;
     }
 
+    /**
+     * Empty when {@code value} is acceptable for this variable, null meaning unset (its default).
+     * Otherwise the problem, one line: {@code VAR=value is invalid: expected <allowed> (<why>)}. An
+     * empty (or blank) value is a problem too rather than a second way of saying "unset": it is
+     * usually a script's variable that was meant to hold something.
+     */
+    public Optional<String> problem(String value) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (value.isBlank()) {
+            return Optional.of(name() + "=" + shown(value) + " is invalid: empty (set it to " + allowed + ", or unset it)");
+        }
+        return kind.refusal(value).map(why -> name() + "=" + shown(value) + " is invalid: expected " + allowed
+                + (why.isEmpty() ? "" : " (" + why + ")"));
+    }
+
     public static Optional<ConfigVariable> forProperty(String property) {
         return Arrays.stream(values()).filter(v -> v.property.equals(property)).findFirst();
+    }
+
+    /**
+     * The value as it goes into a message: as is when it is plain, else quoted with control characters
+     * escaped, so that spaces stay visible and the message stays on one line whatever was set.
+     */
+    static String shown(String value) {
+        if (!value.isEmpty() && value.chars().allMatch(c -> c > ' ' && c < 0x7f && c != '\'' && c != '\\')) {
+            return value;
+        }
+        StringBuilder quoted = new StringBuilder("'");
+        for (char c : value.toCharArray()) {
+            if (c == '\'' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (Character.isISOControl(c) || Character.getType(c) == Character.LINE_SEPARATOR
+                    || Character.getType(c) == Character.PARAGRAPH_SEPARATOR) {
+                quoted.append(String.format("\\u%04x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return value.isEmpty() ? "" : quoted.append('\'').toString();
     }
 }

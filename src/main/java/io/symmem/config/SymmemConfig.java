@@ -10,7 +10,9 @@ import java.util.Optional;
 /**
  * The configuration of one rank, read once from the environment. The torchrun variables (RANK,
  * WORLD_SIZE, ...) reach these properties through {@link TorchrunEnvConfigSource}; SYMMEM_* variables
- * map onto symmem.* by SmallRye's usual environment rules. {@link ConfigVariable} lists every one.
+ * map onto symmem.* by SmallRye's usual environment rules. {@link ConfigVariable} lists every one and
+ * checks each value before this mapping reads it; the converters named here read sizes and booleans
+ * by the same rules.
  */
 @ConfigMapping(prefix = "symmem")
 public interface SymmemConfig {
@@ -60,11 +62,13 @@ public interface SymmemConfig {
      */
     @WithName("allow-overlapping-devices")
     @WithDefault("false")
+    @WithConverter(BooleanKind.Converter.class)
     boolean allowOverlappingDevices();
 
     /** NVLink multicast is reported as disabled (SYMMEM_DISABLE_MULTICAST); the native core reads it too. */
     @WithName("disable-multicast")
     @WithDefault("false")
+    @WithConverter(BooleanKind.Converter.class)
     boolean disableMulticast();
 
     Timeouts timeout();

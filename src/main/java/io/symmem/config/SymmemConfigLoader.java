@@ -17,6 +17,10 @@ import java.util.stream.Collectors;
  * Reads and validates {@link SymmemConfig} outside a running Quarkus application: for library users,
  * for the launcher, and before Quarkus starts, so that a bad variable stops start-up with a message
  * naming it instead of a stack trace naming an internal property.
+ *
+ * <p>Two steps: each set variable's raw text against its {@link ConfigVariable} ({@link #valueProblems});
+ * then, when every value is well-formed, the mapping and the relations between values
+ * ({@link SymmemConfigValidator}). Each problem is one line.
  */
 public final class SymmemConfigLoader {
     private SymmemConfigLoader() {
@@ -29,6 +33,11 @@ public final class SymmemConfigLoader {
 
     /** Reads the given environment (and system properties, which win over it). */
     public static SymmemConfig load(Map<String, String> env, Properties systemProperties) {
+        List<String> problems = valueProblems(env, systemProperties);
+        if (!problems.isEmpty()) {
+            // The mapping would only repeat these, less clearly; relations between bad values mean nothing.
+            throw new InvalidConfigurationException(problems);
+        }
         SmallRyeConfig config = build(env, systemProperties);
         SymmemConfig mapped;
         try {
@@ -36,12 +45,36 @@ public final class SymmemConfigLoader {
         } catch (RuntimeException e) {
             throw new InvalidConfigurationException(explain(e, config));
         }
-        List<String> problems = new ArrayList<>(missingPartners(env));
+        problems.addAll(missingPartners(env));
         problems.addAll(SymmemConfigValidator.problems(mapped));
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
         return mapped;
+    }
+
+    /** Every problem {@link #load} would report, one line each; empty when the configuration is valid. */
+    public static List<String> problems(Map<String, String> env, Properties systemProperties) {
+        try {
+            load(env, systemProperties);
+            return List.of();
+        } catch (InvalidConfigurationException e) {
+            return e.problems();
+        }
+    }
+
+    /**
+     * The problems of each set variable's own value (form, range, empty), one line each, from whichever
+     * source set it (system properties, the environment, torchrun's names): what every command checks,
+     * since the application reads every variable as it starts.
+     */
+    public static List<String> valueProblems(Map<String, String> env, Properties systemProperties) {
+        SmallRyeConfig raw = buildRaw(env, systemProperties);
+        List<String> problems = new ArrayList<>();
+        for (ConfigVariable variable : ConfigVariable.values()) {
+            variable.problem(raw.getConfigValue(variable.property()).getRawValue()).ifPresent(problems::add);
+        }
+        return problems;
     }
 
     /** The effective value of every variable and where it came from. */
@@ -60,8 +93,9 @@ public final class SymmemConfigLoader {
     /** RANK without WORLD_SIZE (or the reverse) is a launcher mistake, not a single-process run. */
     static List<String> missingPartners(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
-        boolean rank = env.containsKey(ConfigVariable.RANK.name());
-        boolean world = env.containsKey(ConfigVariable.WORLD_SIZE.name());
+        // An empty one is reported as empty already.
+        boolean rank = isSet(env.get(ConfigVariable.RANK.name()));
+        boolean world = isSet(env.get(ConfigVariable.WORLD_SIZE.name()));
         if (rank && !world) {
             problems.add("WORLD_SIZE is missing: RANK=" + env.get("RANK")
                     + " is set, so WORLD_SIZE must be too (set both, or neither for a single process)");
@@ -70,6 +104,10 @@ public final class SymmemConfigLoader {
                     + " is set, so RANK must be too (set both, or neither for a single process)");
         }
         return problems;
+    }
+
+    private static boolean isSet(String value) {
+        return value != null && !value.isBlank();
     }
 
     private static SmallRyeConfig build(Map<String, String> env, Properties systemProperties) {

@@ -118,7 +118,8 @@ class SymmemConfigLoaderTest {
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "64M")))
                 .contains("SYMMEM_STORE_MAX_VALUE_BYTES=64M is invalid").contains("ambiguous (64MiB");
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "2MiB")))
-                .contains("SYMMEM_STORE_MAX_KEY_BYTES=2097152 is invalid: must be between 1 and 1048576");
+                .contains("SYMMEM_STORE_MAX_KEY_BYTES=2MiB is invalid: expected a size from 1 to 1048576 bytes")
+                .contains("(more than 1048576 bytes)");
     }
 
     @Test
@@ -139,23 +140,36 @@ class SymmemConfigLoaderTest {
     void badStoreHostAndRunIdAreNamed() {
         assertThat(problem(Map.of("SYMMEM_STORE_HOST", "redis"))).contains("SYMMEM_STORE_HOST=redis is invalid")
                 .contains("rank0").contains("tcpstore");
-        assertThat(problem(Map.of("SYMMEM_RUN_ID", "a/b"))).contains("SYMMEM_RUN_ID='a/b' is invalid")
+        assertThat(problem(Map.of("SYMMEM_RUN_ID", "a/b"))).contains("SYMMEM_RUN_ID=a/b is invalid")
                 .contains("store key segment");
+        assertThat(problem(Map.of("SYMMEM_RUN_ID", "my run"))).contains("SYMMEM_RUN_ID='my run' is invalid");
     }
 
     @Test
     void badStoreLimitsAreNamed() {
-        assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "0"))).contains("SYMMEM_STORE_MAX_KEY_BYTES=0 is invalid: must be between 1 and");
+        assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEY_BYTES", "0"))).contains("SYMMEM_STORE_MAX_KEY_BYTES=0 is invalid: expected a size from 1 to")
+                .contains("(less than 1 byte)");
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_VALUE_BYTES", "big"))).contains("SYMMEM_STORE_MAX_VALUE_BYTES=big is invalid");
         assertThat(problem(Map.of("SYMMEM_STORE_MAX_KEYS_PER_REQUEST", "99999999"))).contains("SYMMEM_STORE_MAX_KEYS_PER_REQUEST=99999999 is invalid");
     }
 
     @Test
-    void everyProblemIsReportedAtOnce() {
+    void everyBadValueIsReportedAtOnceOneLineEach() {
         InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
                 InvalidConfigurationException.class,
-                () -> load(Map.of("RANK", "9", "WORLD_SIZE", "2", "MASTER_PORT", "0")));
-        assertThat(e.problems()).hasSize(2);
+                () -> load(Map.of("RANK", "abc", "WORLD_SIZE", "2", "MASTER_PORT", "0", "SYMMEM_BACKEND", "gpu")));
+        assertThat(e.problems()).hasSize(3).allSatisfy(p -> assertThat(p).doesNotContain("\n"));
+    }
+
+    @Test
+    void relationsAreCheckedTogetherOnceEveryValueIsWellFormed() {
+        InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
+                InvalidConfigurationException.class,
+                () -> load(Map.of("RANK", "3", "WORLD_SIZE", "4", "LOCAL_RANK", "5", "LOCAL_WORLD_SIZE", "4",
+                        "SYMMEM_HTTP_PORT", "65535")));
+        assertThat(e.problems()).containsExactly(
+                "LOCAL_RANK=5 is invalid: must satisfy 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE (LOCAL_WORLD_SIZE=4)",
+                "SYMMEM_HTTP_PORT=65535 is invalid: plus LOCAL_RANK (5) must stay within 65535");
     }
 
     @Test

@@ -15,12 +15,15 @@ import java.util.concurrent.TimeUnit;
 final class RankProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
+    /** stderr, when kept apart from stdout ({@link #startSeparatingStderr}); null when they share {@link #log}. */
+    private final Path errLog;
     private final String name;
 
-    private RankProcess(String name, Process process, Path log) {
+    private RankProcess(String name, Process process, Path log, Path errLog) {
         this.name = name;
         this.process = process;
         this.log = log;
+        this.errLog = errLog;
     }
 
     static Path appJar() {
@@ -32,19 +35,35 @@ final class RankProcess implements AutoCloseable {
     }
 
     static RankProcess start(String name, Map<String, String> env, String... args) throws IOException {
+        return start(name, env, false, args);
+    }
+
+    /** As {@link #start}, with stderr in a file of its own ({@link #errors()}), for tests of what goes where. */
+    static RankProcess startSeparatingStderr(String name, Map<String, String> env, String... args) throws IOException {
+        return start(name, env, true, args);
+    }
+
+    private static RankProcess start(String name, Map<String, String> env, boolean separateStderr, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-jar", appJar().toString()));
         command.addAll(List.of(args));
         Path log = Files.createTempFile("symmem-" + name + "-", ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        Path errLog = separateStderr ? Files.createTempFile("symmem-" + name + "-", ".err") : null;
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(log.toFile());
+        if (errLog != null) {
+            builder.redirectError(errLog.toFile());
+        } else {
+            builder.redirectErrorStream(true);
+        }
         // Only what the test sets: nothing of the surrounding run leaks in.
         for (String key : List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")) {
             builder.environment().remove(key);
         }
         builder.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_") || k.startsWith("QUARKUS_"));
         builder.environment().putAll(env);
-        return new RankProcess(name, builder.start(), log);
+        return new RankProcess(name, builder.start(), log, errLog);
     }
 
     /** Waits for the exit code; fails the test (and kills the process) past the deadline. */
@@ -83,9 +102,22 @@ final class RankProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** stdout, and stderr too unless it was kept apart. */
     String output() {
+        return read(log);
+    }
+
+    /** stderr, for a process started with {@link #startSeparatingStderr}. */
+    String errors() {
+        if (errLog == null) {
+            throw new IllegalStateException(name + " was started with stderr in its output");
+        }
+        return read(errLog);
+    }
+
+    private static String read(Path file) {
         try {
-            return Files.readString(log);
+            return Files.readString(file);
         } catch (IOException e) {
             return "(no output: " + e.getMessage() + ")";
         }
@@ -97,6 +129,9 @@ final class RankProcess implements AutoCloseable {
         try {
             process.waitFor(10, TimeUnit.SECONDS);
             Files.deleteIfExists(log);
+            if (errLog != null) {
+                Files.deleteIfExists(errLog);
+            }
         } catch (InterruptedException | IOException e) {
             Thread.currentThread().interrupt();
         }

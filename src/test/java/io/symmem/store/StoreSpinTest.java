@@ -3,30 +3,36 @@ package io.symmem.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.symmem.config.ConfigVariable;
 import org.junit.jupiter.api.Test;
 
 class StoreSpinTest {
+    private static final ConfigVariable CLIENT = ConfigVariable.SYMMEM_STORE_SPIN_MICROS;
+    private static final ConfigVariable SERVER = ConfigVariable.SYMMEM_STORE_SERVER_SPIN_MICROS;
+
     @Test
     void unsetPollsOnlyOnMachinesWithCoresToSpare() {
-        assertThat(StoreSpin.micros(StoreSpin.CLIENT_VARIABLE, null, 2)).isZero();
-        assertThat(StoreSpin.micros(StoreSpin.CLIENT_VARIABLE, " ", 4)).isZero();
-        assertThat(StoreSpin.micros(StoreSpin.CLIENT_VARIABLE, null, 8)).isEqualTo(StoreSpin.DEFAULT_MICROS);
-        assertThat(StoreSpin.micros(StoreSpin.SERVER_VARIABLE, "", 64)).isEqualTo(StoreSpin.DEFAULT_MICROS);
+        assertThat(StoreSpin.micros(CLIENT, null, 2)).isZero();
+        assertThat(StoreSpin.micros(CLIENT, null, 4)).isZero();
+        assertThat(StoreSpin.micros(CLIENT, null, 8)).isEqualTo(StoreSpin.DEFAULT_MICROS);
+        assertThat(StoreSpin.micros(SERVER, null, 64)).isEqualTo(StoreSpin.DEFAULT_MICROS);
     }
 
     @Test
     void aSetValueWinsOverTheDefault() {
-        assertThat(StoreSpin.micros(StoreSpin.CLIENT_VARIABLE, "0", 64)).isZero();
-        assertThat(StoreSpin.micros(StoreSpin.SERVER_VARIABLE, " 20 ", 2)).isEqualTo(20);
+        assertThat(StoreSpin.micros(CLIENT, "0", 64)).isZero();
+        assertThat(StoreSpin.micros(SERVER, " 20 ", 2)).isEqualTo(20);
+        assertThat(StoreSpin.micros(SERVER, "10000", 2)).isEqualTo(10_000);
     }
 
     @Test
     void aBadValueIsNamedWithItsVariable() {
-        assertThatThrownBy(() -> StoreSpin.micros(StoreSpin.CLIENT_VARIABLE, "fast", 8))
-                .hasMessageContaining("SYMMEM_STORE_SPIN_MICROS=fast is invalid");
-        assertThatThrownBy(() -> StoreSpin.micros(StoreSpin.SERVER_VARIABLE, "-1", 8))
-                .hasMessageContaining("SYMMEM_STORE_SERVER_SPIN_MICROS=-1 is invalid");
-        assertThatThrownBy(() -> StoreSpin.micros(StoreSpin.SERVER_VARIABLE, "10001", 8))
-                .hasMessageContaining("0..10000");
+        assertThatThrownBy(() -> StoreSpin.micros(CLIENT, "fast", 8))
+                .hasMessageStartingWith("SYMMEM_STORE_SPIN_MICROS=fast is invalid: expected microseconds, 0..10000");
+        assertThatThrownBy(() -> StoreSpin.micros(SERVER, "-1", 8))
+                .hasMessageStartingWith("SYMMEM_STORE_SERVER_SPIN_MICROS=-1 is invalid").hasMessageEndingWith("(less than 0)");
+        assertThatThrownBy(() -> StoreSpin.micros(SERVER, "10001", 8)).hasMessageEndingWith("(more than 10000)");
+        // Empty is not a second way of saying "unset": the same rule as every other variable.
+        assertThatThrownBy(() -> StoreSpin.micros(CLIENT, "", 8)).hasMessageStartingWith("SYMMEM_STORE_SPIN_MICROS= is invalid: empty");
     }
 }

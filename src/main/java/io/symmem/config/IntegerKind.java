@@ -1,0 +1,33 @@
+package io.symmem.config;
+
+import java.math.BigInteger;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * A whole number between {@code min} and {@code max}: ASCII digits with an optional leading minus;
+ * surrounding whitespace is ignored, as the configuration's integer converter ignores it. Ports are
+ * integers from 1 to 65535.
+ */
+public record IntegerKind(long min, long max) implements ValueKind {
+    public static final IntegerKind PORT = new IntegerKind(1, 65535);
+
+    // Integer.valueOf, which reads the value afterwards, would also take "+5" and non-ASCII digits.
+    private static final Pattern FORM = Pattern.compile("-?[0-9]+");
+
+    @Override
+    public Optional<String> refusal(String value) {
+        String v = value.trim();
+        if (!FORM.matcher(v).matches()) {
+            return Optional.of("not an integer");
+        }
+        BigInteger n = new BigInteger(v);
+        if (n.compareTo(BigInteger.valueOf(min)) < 0) {
+            return Optional.of("less than " + min);
+        }
+        if (n.compareTo(BigInteger.valueOf(max)) > 0) {
+            return Optional.of("more than " + max);
+        }
+        return Optional.empty();
+    }
+}
