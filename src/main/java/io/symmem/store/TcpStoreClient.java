@@ -1072,6 +1072,9 @@ public final class TcpStoreClient implements Store {
                 result.completeExceptionally(failure);
                 return;
             }
+            if (result.isDone()) {
+                return; // cancelled before it got here: nothing to send
+            }
             action.run();
         });
         if (!queued) {
