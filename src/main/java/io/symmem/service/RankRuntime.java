@@ -23,8 +23,8 @@ import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
-import io.symmem.store.WaitConnections;
-import io.symmem.store.WaitIsolatingStore;
+import io.symmem.store.SideConnections;
+import io.symmem.store.SideConnectionStore;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,7 +45,7 @@ import org.jboss.logging.Logger;
  * performs the world rendezvous. Inside the rank every component reaches the store through the
  * event bus ({@link EventBusStore} to address {@code symmem.store}); the rank serves that address from
  * the server's in-process {@link io.symmem.store.LocalStore} on rank 0 and, on the other ranks, from one
- * pipelined {@link TcpStoreClient} with its waits on connections of their own ({@link WaitIsolatingStore}).
+ * pipelined {@link TcpStoreClient}, its waits and ADDs on side connections ({@link SideConnectionStore}).
  * Started by the rank commands (serve, demo), not by every process,
  * so that the launcher and the config command never touch the store or the device.
  */
@@ -299,9 +299,10 @@ public class RankRuntime {
         if (server != null) {
             storeBackend = server.localStore();
         } else {
-            // A wait holds its connection until answered: on the shared one it would hold up every
-            // other request of the rank (HTTP callers' included), so waits get connections of their own.
-            storeBackend = new WaitIsolatingStore(connectTcp(storeTimeout), new WaitConnections(() -> connectTcpAsync(storeTimeout)));
+            // A wait holds its connection until answered, and an ADD on a non-integer value costs it: on
+            // the shared one either would hold up or fail every other request of the rank (HTTP callers'
+            // included), so they run on side connections.
+            storeBackend = new SideConnectionStore(connectTcp(storeTimeout), new SideConnections(() -> connectTcpAsync(storeTimeout)));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);
         storeService.register().await().atMost(storeTimeout);

@@ -67,8 +67,7 @@ public final class LocalStore implements Store {
                 return state.add(WireKeys.inState(key), delta);
             } catch (StoreProtocolException e) {
                 // Over TCP this costs the connection; here it is just a refused argument.
-                throw new IllegalArgumentException("store " + description + ": add on key '" + key
-                        + "' whose value is not a decimal integer");
+                throw CounterValues.notAnInteger(description, key);
             }
         });
     }

@@ -20,18 +20,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Waits on connections of their own: a rank's long waits never hold up its other requests. */
+/** Waits and ADDs on side connections: a rank's long waits never hold up, nor a bad ADD break, its other requests. */
 @Timeout(30)
-class WaitIsolatingStoreTest extends StoreServerTest {
+class SideConnectionStoreTest extends StoreServerTest {
     private static final Duration LONG = Duration.ofMinutes(5);
-    private WaitConnections waits;
-    private WaitIsolatingStore store;
+    private SideConnections sides;
+    private TcpStoreClient shared;
+    private SideConnectionStore store;
 
     @BeforeEach
     void connectStore() {
-        waits = new WaitConnections(() -> TcpStoreClient.connect(vertx, HOST, server.port(), Duration.ofSeconds(3),
+        sides = new SideConnections(() -> TcpStoreClient.connect(vertx, HOST, server.port(), Duration.ofSeconds(3),
                 TcpStoreClient.Options.forSymmemServer()));
-        store = new WaitIsolatingStore(connectPipelined(vertx, server.port()), waits);
+        shared = connectPipelined(vertx, server.port());
+        store = new SideConnectionStore(shared, sides);
     }
 
     @AfterEach
@@ -58,6 +60,22 @@ class WaitIsolatingStoreTest extends StoreServerTest {
     }
 
     @Test
+    void anAddOnATextValueIsBadInputAndCostsNoOtherRequestItsConnection() throws Exception {
+        store.set("text", bytes("not a number")).await().atMost(AWAIT);
+        Subscribed<byte[]> longPoll = subscribe(store.get("gate", LONG));
+        awaitPendingWaits(server, 1);
+        assertThatThrownBy(() -> store.add("text", 1).await().atMost(AWAIT)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store " + server.address() + ": add on key 'text' whose value is not a decimal integer");
+        // The server closed only the connection that carried the ADD, and it is not kept.
+        assertThat(shared.reconnectCount()).isZero();
+        awaitPendingWaits(server, 1);
+        assertThat(store.add("n", 2).await().atMost(AWAIT)).isEqualTo(2);
+        store.set("gate", bytes("open")).await().atMost(AWAIT);
+        assertThat(text(longPoll.result().get(5, TimeUnit.SECONDS))).isEqualTo("open");
+        assertThat(shared.reconnectCount()).isZero();
+    }
+
+    @Test
     void aGetOnAWaitConnectionSeesTheSetJustMadeOnTheSharedOne() {
         for (int i = 0; i < 300; i++) {
             store.set("counter", bytes(Integer.toString(i))).await().atMost(AWAIT);
@@ -73,26 +91,26 @@ class WaitIsolatingStoreTest extends StoreServerTest {
         awaitPendingWaits(server, 0);
         store.set("k", bytes("v")).await().atMost(AWAIT);
         assertThat(text(store.get("k", AWAIT).await().atMost(AWAIT))).isEqualTo("v");
-        assertThat(waits.openCount()).isEqualTo(1);
+        assertThat(sides.openCount()).isEqualTo(1);
     }
 
     @Test
     void aBurstOfWaitsKeepsOnlyAFewIdleConnectionsAfterwards() throws Exception {
-        int burst = WaitConnections.KEEP_IDLE + 3;
+        int burst = SideConnections.KEEP_IDLE + 3;
         List<Subscribed<byte[]>> polls = new ArrayList<>();
         for (int i = 0; i < burst; i++) {
             polls.add(subscribe(store.get("gate", LONG)));
         }
         awaitPendingWaits(server, burst);
-        assertThat(waits.openCount()).isEqualTo(burst);
+        assertThat(sides.openCount()).isEqualTo(burst);
         store.set("gate", bytes("open")).await().atMost(AWAIT);
         for (Subscribed<byte[]> poll : polls) {
             assertThat(text(poll.result().get(5, TimeUnit.SECONDS))).isEqualTo("open");
         }
         long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (waits.openCount() != WaitConnections.KEEP_IDLE) {
+        while (sides.openCount() != SideConnections.KEEP_IDLE) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("still " + waits.openCount() + " wait connections open");
+                throw new AssertionError("still " + sides.openCount() + " wait connections open");
             }
             Thread.onSpinWait();
         }

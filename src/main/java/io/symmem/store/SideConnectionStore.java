@@ -5,40 +5,48 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The store of a process that reaches it over TCP, as its components and its HTTP face use it: every
- * wait ({@code get}, {@code await}, {@code multiGet}, {@code queuePop}) runs on a connection of its own
- * from {@link WaitConnections}, everything else on the one shared (pipelined) client. So no wait, however
- * long, holds up another request of the process; the server's cross-connection order still lets a wait
- * see every set that reached it before (see docs/store.md). Owns both: {@link #close()} closes them.
+ * The store of a process that reaches it over TCP, as its components and its HTTP face use it: what
+ * could hold up or break a connection runs on a connection of its own from {@link SideConnections},
+ * everything else on the one shared (pipelined) client:
+ * <ul>
+ *   <li>every wait ({@code get}, {@code await}, {@code multiGet}, {@code queuePop}): a WAIT holds its
+ *       connection's other answered requests until it is answered;</li>
+ *   <li>{@code add}: on a value that is not a decimal integer the server closes the connection (TCPStore
+ *       does the same, the protocol has no error answer), which on the shared one would fail every
+ *       request of the process in flight. Here it costs one side connection, and the caller gets the
+ *       {@link IllegalArgumentException} a {@link LocalStore} gives.</li>
+ * </ul>
+ * The server's cross-connection order still lets these see every set that reached it before them (see
+ * docs/store.md). Owns both: {@link #close()} closes them.
  */
-public final class WaitIsolatingStore implements Store {
+public final class SideConnectionStore implements Store {
 
     private final Store shared;
-    private final WaitConnections waits;
+    private final SideConnections sides;
 
-    public WaitIsolatingStore(Store shared, WaitConnections waits) {
+    public SideConnectionStore(Store shared, SideConnections sides) {
         this.shared = shared;
-        this.waits = waits;
+        this.sides = sides;
     }
 
     @Override
     public Uni<byte[]> get(String key, Duration timeout) {
-        return waits.run(connection -> connection.get(key, timeout));
+        return sides.run(connection -> connection.get(key, timeout));
     }
 
     @Override
     public Uni<Void> await(List<String> keys, Duration timeout) {
-        return waits.run(connection -> connection.await(keys, timeout));
+        return sides.run(connection -> connection.await(keys, timeout));
     }
 
     @Override
     public Uni<List<byte[]>> multiGet(List<String> keys, Duration timeout) {
-        return waits.run(connection -> connection.multiGet(keys, timeout));
+        return sides.run(connection -> connection.multiGet(keys, timeout));
     }
 
     @Override
     public Uni<byte[]> queuePop(String key, Duration timeout) {
-        return waits.run(connection -> connection.queuePop(key, timeout));
+        return sides.run(connection -> connection.queuePop(key, timeout));
     }
 
     @Override
@@ -48,7 +56,13 @@ public final class WaitIsolatingStore implements Store {
 
     @Override
     public Uni<Long> add(String key, long delta) {
-        return shared.add(key, delta);
+        return sides.run(connection -> connection.add(key, delta))
+                .onFailure(StoreException.class).recoverWithUni(lost -> CurrentValue.read(shared, key).map(value -> {
+                    if (value.isPresent() && CounterValues.parse(value.get()).isEmpty()) {
+                        throw CounterValues.notAnInteger(describe(), key); // why the server closed the connection
+                    }
+                    throw (StoreException) lost;
+                }));
     }
 
     @Override
@@ -108,7 +122,7 @@ public final class WaitIsolatingStore implements Store {
 
     @Override
     public void close() {
-        waits.close();
+        sides.close();
         shared.close();
     }
 }

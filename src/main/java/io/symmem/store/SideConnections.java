@@ -13,19 +13,20 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Connections of their own for the store waits of a process that reaches the store over TCP.
+ * Connections beside the shared one, for the store requests of a process (reaching the store over TCP)
+ * that could hold up or break a connection: waits and ADDs (see {@link SideConnectionStore}).
  *
  * <p>TCPStore's protocol answers a WAIT only once its keys exist, and a connection's other answered
  * requests cannot pass it (our server holds them behind it; against PyTorch's the client must). A wait
  * on a shared connection would hold up every request of the process for as long as it lasts, so each
- * wait borrows a connection here for as long as it runs: when it ends (answered, timed out, failed or
- * cancelled: a cancelled wait is withdrawn with CANCEL_WAIT first) the connection is kept for the next
- * wait, up to {@link #KEEP_IDLE} idle ones, or closed. A connection whose wait failed for another
- * reason than its deadline (lost, closed) is closed rather than kept.
+ * such request borrows a connection here for as long as it runs: when it ends (answered, timed out,
+ * failed or cancelled: a cancelled wait is withdrawn with CANCEL_WAIT first) the connection is kept for
+ * the next one, up to {@link #KEEP_IDLE} idle ones, or closed. A connection whose request failed for
+ * another reason than its deadline (lost, closed by the server) is closed rather than kept.
  */
-public final class WaitConnections implements AutoCloseable {
+public final class SideConnections implements AutoCloseable {
 
-    /** Idle connections kept for the next waits; a burst of waits beyond them connects anew. */
+    /** Idle connections kept for the next requests; a burst beyond them connects anew. */
     static final int KEEP_IDLE = 4;
 
     private final Supplier<Uni<TcpStoreClient>> connect;
@@ -35,13 +36,14 @@ public final class WaitConnections implements AutoCloseable {
     private boolean closed;
 
     /** @param connect makes a new connection to the store (with the options and limits of the shared one) */
-    public WaitConnections(Supplier<Uni<TcpStoreClient>> connect) {
+    public SideConnections(Supplier<Uni<TcpStoreClient>> connect) {
         this.connect = connect;
     }
 
     /**
-     * Runs {@code wait} on a connection of its own. Like every store operation it starts now; the Uni
-     * reports its outcome, and cancelling it withdraws the wait (and gives the connection back).
+     * Runs {@code wait} (a wait, or any request) on a connection of its own. Like every store operation it
+     * starts now; the Uni reports its outcome, and cancelling it withdraws the request (a wait with
+     * CANCEL_WAIT) and gives the connection back.
      */
     public <T> Uni<T> run(Function<Store, Uni<T>> wait) {
         CompletableFuture<T> result = new CompletableFuture<>();
@@ -101,10 +103,10 @@ public final class WaitConnections implements AutoCloseable {
     }
 
     private StoreException poolClosed() {
-        return new StoreException("store wait connections were closed");
+        return new StoreException("store side connections were closed");
     }
 
-    /** One wait from borrowing a connection to giving it back. */
+    /** One request from borrowing a connection to giving it back. */
     private final class Borrowed<T> {
         private final UniEmitter<? super T> emitter;
         private final Function<Store, Uni<T>> wait;
@@ -125,7 +127,7 @@ public final class WaitConnections implements AutoCloseable {
                 use(ready);
                 return;
             }
-            synchronized (WaitConnections.this) {
+            synchronized (SideConnections.this) {
                 if (closed) {
                     emitter.fail(poolClosed());
                     return;
