@@ -14,7 +14,7 @@ import picocli.CommandLine;
  * how it starts: commands that are not a rank (launch, config) keep the HTTP server off, so that
  * they never take a rank's port; rank commands (and `store`, which takes their configuration)
  * validate the environment first, so that a bad variable ends start-up with one line naming it
- * rather than a stack trace.
+ * rather than a stack trace. Ranks also leave URI validation to the service (see RequestAdmission).
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
@@ -40,6 +40,10 @@ public class SymmemMain implements QuarkusApplication {
         }
         if (!rank) {
             System.setProperty("quarkus.http.host-enabled", "false");
+        } else {
+            // Quarkus's outermost HTTP handler answers a URI that does not parse with a bare 400; the
+            // service's RequestAdmission makes the same check and answers in the API's error format.
+            System.setProperty("vertx.disableURIValidation", "true");
         }
         Quarkus.run(SymmemMain.class, args);
     }

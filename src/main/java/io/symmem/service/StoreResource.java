@@ -2,7 +2,6 @@ package io.symmem.service;
 
 import io.smallrye.mutiny.Uni;
 import io.symmem.service.store.StoreDtos;
-import io.symmem.service.store.StoreExceptionMapper;
 import io.symmem.service.store.StoreHttpException;
 import io.symmem.store.Store;
 import io.symmem.store.StoreServer;
@@ -24,14 +23,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The rendezvous store over HTTP, for tools and people: every route goes through the rank's
  * {@link io.symmem.store.EventBusStore}, so it reads and writes the same keys as the ranks and as
  * PyTorch clients of the store. Values are raw bytes (application/octet-stream); keys may contain
- * '/'. Nothing here blocks: every method returns a Uni. Status codes: see {@link StoreExceptionMapper}
- * and docs/store.md.
+ * '/'. Nothing here blocks: every method returns a Uni. Status codes: see
+ * {@link io.symmem.service.http.ErrorResponses} and docs/store.md.
  */
 @Path("/v1/store")
 public class StoreResource {
@@ -151,11 +149,6 @@ public class StoreResource {
         }
         return server.stats().map(s -> new StoreDtos.Stats(store.describe(), rank, true, s.keys(), s.queues(),
                 s.openConnections(), s.connectionsAccepted(), s.pendingWaits(), s.opsServed()));
-    }
-
-    @ServerExceptionMapper
-    public Response mapStoreFailure(RuntimeException failure) {
-        return StoreExceptionMapper.toResponse(failure);
     }
 
     private Store store() {
