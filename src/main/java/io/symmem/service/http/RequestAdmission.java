@@ -46,8 +46,8 @@ public class RequestAdmission {
         HttpServerRequest request = context.request();
         if (request.version() == null) {
             // Vert.x reports only the versions it knows; any other "HTTP/x.y" arrives without one.
-            context.response().putHeader("Connection", "close"); // nothing more is read in a version it does not know
-            refuse(context, 505, "HTTP version not supported: this server speaks HTTP/1.0, HTTP/1.1 and HTTP/2");
+            // Nothing more is read in a version it does not know.
+            refuseAndClose(context, 505, "HTTP version not supported: this server speaks HTTP/1.0, HTTP/1.1 and HTTP/2");
             return;
         }
         int uriLength = request.uri().length();
@@ -72,8 +72,8 @@ public class RequestAdmission {
         }
         long bodyBytes = contentLength(request);
         if (maxBodySize.isPresent() && bodyBytes > maxBodySize.get().asLongValue()) {
-            context.response().putHeader("Connection", "close"); // the body is not read
-            refuse(context, 413, "request body of " + bodyBytes + " bytes is larger than the " + maxBodySize.get().asLongValue()
+            // The body is not read: the connection cannot carry another request.
+            refuseAndClose(context, 413, "request body of " + bodyBytes + " bytes is larger than the " + maxBodySize.get().asLongValue()
                     + " this server takes (quarkus.http.limits.max-body-size)");
             return;
         }
@@ -92,5 +92,11 @@ public class RequestAdmission {
     static void refuse(RoutingContext context, int status, String message) {
         context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                 .end(new ErrorBody(message, null).toJson());
+    }
+
+    /** As {@link #refuse}, then closes the connection once the answer is written (Vert.x would wait for the body). */
+    private static void refuseAndClose(RoutingContext context, int status, String message) {
+        context.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
+                .end(new ErrorBody(message, null).toJson()).onComplete(written -> context.request().connection().close());
     }
 }
