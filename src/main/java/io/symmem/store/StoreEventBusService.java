@@ -17,7 +17,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Serves a {@link Store} on the event bus at {@link StoreBusMessages#ADDRESS}: the rank that hosts the
- * data serves its {@link LocalStore}; every other rank serves its one pipelined {@link TcpStoreClient}.
+ * data serves its {@link LocalStore}; every other rank serves its {@link SideConnectionStore} (one pipelined
+ * {@link TcpStoreClient}, waits and ADDs on side connections).
  * Components then use an {@link EventBusStore} and never care which. Message format: see
  * {@link StoreBusMessages} and docs/store.md.
  *
