@@ -79,6 +79,8 @@ class HttpBadInputIT {
                         406, "cannot answer any type in Accept 'text/html'", null),
                 new Case("GET /v1/info", "a method it does not serve", http("PUT", "/v1/info", Map.of("Content-Type", JSON), "{}"),
                         405, "method PUT is not allowed on /v1/info", null),
+                new Case("GET /v1/info", "no Host header", "GET /v1/info HTTP/1.1\r\nConnection: close\r\n\r\n",
+                        400, "the 'Host' header is required", null),
                 new Case("GET /v1/config", "a bad %-escape in the query", get("/v1/config?x=%zz"), 400, "malformed escape pair", null),
                 new Case("GET /v1/config", "headers over the limit", http("GET", "/v1/config", Map.of("X-Padding", "p".repeat(30_000)), null),
                         431, "request headers of", null),

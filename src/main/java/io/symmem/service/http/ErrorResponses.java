@@ -60,7 +60,12 @@ public final class ErrorResponses {
         if (e instanceof IllegalArgumentException) {
             return json(400, e.getMessage(), null);
         }
-        LOG.errorf(e, "%s failed", route(request));
+        if (request != null && request.response().headWritten()) {
+            // Answered already by the HTTP layer (e.g. Quarkus's 413 for a chunked body over the limit).
+            LOG.debugf("%s failed after it was answered: %s", route(request), e);
+        } else {
+            LOG.errorf(e, "%s failed", route(request));
+        }
         return json(500, route(request) + " failed: " + e, null);
     }
 

@@ -10,8 +10,8 @@ import org.jboss.logging.Logger;
 /**
  * The /v1 errors that never reach a resource, answered in the one error format ({@link ErrorBody})
  * instead of Vert.x's or Quarkus's bodies (empty, or an HTML page): a path that no route serves (404),
- * and failures of the HTTP layer in front of the REST layer (e.g. a chunked body over
- * {@code quarkus.http.limits.max-body-size}: 413). Other paths (/q/...) keep Quarkus's handling.
+ * and failures of the HTTP layer in front of the REST layer (e.g. an HTTP/1.1 request without a Host
+ * header: 400). Other paths (/q/...) keep Quarkus's handling.
  */
 @ApplicationScoped
 public class V1RouteFallbacks {
@@ -51,7 +51,10 @@ public class V1RouteFallbacks {
         } else if (status == 413) {
             message = "request body is larger than this server takes (quarkus.http.limits.max-body-size)";
         } else {
-            message = context.request().method() + " " + path + ": HTTP " + status;
+            // Vert.x says why (e.g. "For HTTP/1.x requests, the 'Host' header is required").
+            Throwable why = context.failure();
+            message = context.request().method() + " " + path + ": "
+                    + (why != null && why.getMessage() != null ? why.getMessage() : "HTTP " + status);
         }
         RequestAdmission.refuse(context, status, message);
         return true;
