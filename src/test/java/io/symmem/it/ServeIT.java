@@ -43,6 +43,21 @@ class ServeIT {
                 + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
     }
 
+    /** Polls /q/metrics until a line matches {@code pattern}; returns that scrape. */
+    private String awaitMetric(int port, String pattern, long seconds) throws Exception {
+        java.util.regex.Pattern wanted = java.util.regex.Pattern.compile(pattern);
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            last = get(port, "/q/metrics").body();
+            if (wanted.matcher(last).find()) {
+                return last;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("/q/metrics on port " + port + " never matched " + pattern + "; last:\n" + last);
+    }
+
     @Test
     void twoRanksBecomeReadyTogetherAndDescribeTheWorld() throws Exception {
         int store = Ports.free();
@@ -68,10 +83,11 @@ class ServeIT {
                         .contains("\"backend\":\"host\"").contains("\"state\":\"READY\"")
                         .contains("\"httpPort\":" + base).contains("\"httpPort\":" + (base + 1));
                 assertThat(get(base, "/v1/config").body()).contains("\"variable\":\"RANK\"");
-                // Rank 0 hosts the store: its figures are metrics (copied every 2 s from the store's loop).
-                String metrics = await(base, "/q/metrics", 200, "symmem_store_requests_total{op=\"set\"", 15).body();
+                // Rank 0 hosts the store: its figures are metrics (copied every 2 s from the store's loop, so
+                // the first copy may predate rank 1's connection: wait for one that shows it).
+                String metrics = awaitMetric(base, "symmem_store_connections_accepted_total(\\{[^}]*\\})? [1-9]", 15);
                 assertThat(metrics).containsPattern("symmem_store_keys(\\{[^}]*\\})? [1-9]")
-                        .containsPattern("symmem_store_connections_accepted_total(\\{[^}]*\\})? [1-9]")
+                        .contains("symmem_store_requests_total{op=\"set\"")
                         .contains("symmem_store_waits_pending");
                 assertThat(rank0.isAlive()).as(rank0.output()).isTrue();
                 assertThat(rank1.isAlive()).as(rank1.output()).isTrue();
