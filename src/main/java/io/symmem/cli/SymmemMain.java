@@ -20,7 +20,9 @@ import picocli.CommandLine;
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
  * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG};</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
- * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port.</li>
+ * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
+ * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
+ * format.</li>
  * </ul>
  */
 @QuarkusMain
@@ -51,6 +53,10 @@ public class SymmemMain implements QuarkusApplication {
         }
         if (!rank) {
             System.setProperty("quarkus.http.host-enabled", "false");
+        } else {
+            // Quarkus's outermost HTTP handler answers a URI that does not parse with a bare 400; the
+            // service's RequestAdmission makes the same check and answers in the API's error format.
+            System.setProperty("vertx.disableURIValidation", "true");
         }
         Quarkus.run(SymmemMain.class, args);
     }

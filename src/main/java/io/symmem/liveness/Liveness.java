@@ -1,11 +1,14 @@
 package io.symmem.liveness;
 
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
@@ -99,8 +102,8 @@ public final class Liveness {
 
     /**
      * {@code operation}, failing with {@link PeerLostException} as soon as the world fails, whatever
-     * the operation's own deadline. The operation itself is not cancelled (a store wait ends at its
-     * deadline), but nobody waits for it any more.
+     * the operation's own deadline. The operation is then cancelled (a store wait is withdrawn from the
+     * store), as it is when the caller cancels the returned Uni: nobody waits for it any more.
      */
     public <T> Uni<T> guard(Uni<T> operation, String what) {
         return guard(operation, what, false);
@@ -120,14 +123,36 @@ public final class Liveness {
             return Uni.createFrom().failure(now.abort(what));
         }
         return Uni.createFrom().emitter(emitter -> {
-            AutoCloseable registration = whenFailed(f -> {
+            AtomicBoolean ended = new AtomicBoolean();
+            AtomicReference<AutoCloseable> registration = new AtomicReference<>();
+            AtomicReference<Cancellable> running = new AtomicReference<>();
+            // Ended by the operation, by the world failing or by the caller cancelling: in the last two
+            // cases the operation is cancelled too (after it ended by itself that does nothing).
+            emitter.onTermination(() -> {
+                ended.set(true);
+                close(registration.getAndSet(null));
+                cancel(running.getAndSet(null));
+            });
+            registration.set(whenFailed(f -> {
                 if (!onlyIfStoreLost || f.storeLost()) {
                     emitter.fail(f.abort(what));
                 }
-            });
-            emitter.onTermination(() -> close(registration));
-            operation.subscribe().with(emitter::complete, emitter::fail);
+            }));
+            if (ended.get()) {
+                close(registration.getAndSet(null));
+                return; // the world failed meanwhile: the operation is not even started
+            }
+            running.set(operation.subscribe().with(emitter::complete, emitter::fail));
+            if (ended.get()) {
+                cancel(running.getAndSet(null)); // ended while subscribing
+            }
         });
+    }
+
+    private static void cancel(Cancellable operation) {
+        if (operation != null) {
+            operation.cancel();
+        }
     }
 
     int listenerCount() {
@@ -135,6 +160,9 @@ public final class Liveness {
     }
 
     private static void close(AutoCloseable registration) {
+        if (registration == null) {
+            return;
+        }
         try {
             registration.close();
         } catch (Exception e) {

@@ -23,6 +23,8 @@ import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
+import io.symmem.store.SideConnections;
+import io.symmem.store.SideConnectionStore;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -42,8 +44,9 @@ import org.jboss.logging.Logger;
  * One rank of the world: hosts the store (rank 0), connects to it, opens the native backend and
  * performs the world rendezvous. Inside the rank every component reaches the store through the
  * event bus ({@link EventBusStore} to address {@code symmem.store}); the rank serves that address from
- * the server's in-process {@link io.symmem.store.LocalStore} on rank 0 and from one pipelined
- * {@link TcpStoreClient} on the other ranks. Started by the rank commands (serve, demo), not by every process,
+ * the server's in-process {@link io.symmem.store.LocalStore} on rank 0 and, on the other ranks, from one
+ * pipelined {@link TcpStoreClient}, its waits and ADDs on side connections ({@link SideConnectionStore}).
+ * Started by the rank commands (serve, demo), not by every process,
  * so that the launcher and the config command never touch the store or the device.
  */
 @ApplicationScoped
@@ -77,7 +80,7 @@ public class RankRuntime {
     private volatile String error;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private volatile StoreServer server;
-    /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP client. */
+    /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP clients (shared + waits). */
     private Store storeBackend;
     private StoreEventBusService storeService;
     private volatile Store store;
@@ -301,7 +304,10 @@ public class RankRuntime {
         if (server != null) {
             storeBackend = server.localStore();
         } else {
-            storeBackend = connectTcp(storeTimeout);
+            // A wait holds its connection until answered, and an ADD on a non-integer value costs it: on
+            // the shared one either would hold up or fail every other request of the rank (HTTP callers'
+            // included), so they run on side connections.
+            storeBackend = new SideConnectionStore(connectTcp(storeTimeout), new SideConnections(() -> connectTcpAsync(storeTimeout)));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);
         storeService.register().await().atMost(storeTimeout);
@@ -312,12 +318,16 @@ public class RankRuntime {
 
     /** A new connection to the store at MASTER_ADDR:MASTER_PORT, as SYMMEM_STORE_HOST says to talk to it. */
     private TcpStoreClient connectTcp(Duration storeTimeout) {
+        return connectTcpAsync(storeTimeout).await().atMost(storeTimeout.plusSeconds(5));
+    }
+
+    private Uni<TcpStoreClient> connectTcpAsync(Duration storeTimeout) {
         // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
         // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
         TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
                 ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
         return TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                options.withLimits(storeLimits())).await().atMost(storeTimeout.plusSeconds(5));
+                options.withLimits(storeLimits()));
     }
 
     private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {

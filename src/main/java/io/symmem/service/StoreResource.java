@@ -1,8 +1,9 @@
 package io.symmem.service;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.service.store.CheckedAdd;
+import io.symmem.service.store.HttpWaitLimit;
 import io.symmem.service.store.StoreDtos;
-import io.symmem.service.store.StoreExceptionMapper;
 import io.symmem.service.store.StoreHttpException;
 import io.symmem.store.Store;
 import io.symmem.store.StoreServer;
@@ -24,20 +25,22 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The rendezvous store over HTTP, for tools and people: every route goes through the rank's
  * {@link io.symmem.store.EventBusStore}, so it reads and writes the same keys as the ranks and as
  * PyTorch clients of the store. Values are raw bytes (application/octet-stream); keys may contain
- * '/'. Nothing here blocks: every method returns a Uni. Status codes: see {@link StoreExceptionMapper}
- * and docs/store.md.
+ * '/'. Nothing here blocks: every method returns a Uni. A caller that goes away cancels its Uni (Quarkus
+ * REST does so when the connection closes), which withdraws its wait or request from the store. Status
+ * codes: see {@link io.symmem.service.http.ErrorResponses} and docs/store.md.
  */
 @Path("/v1/store")
 public class StoreResource {
 
     @Inject
     RankRuntime runtime;
+    @Inject
+    HttpWaitLimit waits;
 
     /** The value of a key: 404 if absent, or with {@code ?wait=5s} a long poll that answers 504 when it passes. */
     @GET
@@ -46,7 +49,8 @@ public class StoreResource {
     public Uni<byte[]> get(@PathParam("key") String key, @QueryParam("wait") String wait) {
         Store store = store();
         if (wait != null) {
-            return store.get(key, parseDuration(wait));
+            Duration timeout = parseDuration(wait, "wait");
+            return waits.run(runtime.config().rank(), () -> store.get(key, timeout));
         }
         return store.check(List.of(key)).flatMap(present -> {
             if (!present) {
@@ -77,7 +81,10 @@ public class StoreResource {
         });
     }
 
-    /** Adds {@code delta} (default 1) to the integer under the key (absent = 0); answers the new value. */
+    /**
+     * Adds {@code delta} (default 1) to the integer under the key (absent = 0); answers the new value.
+     * 400 if the key holds no integer or the sum would leave the signed 64-bit range (see {@link CheckedAdd}).
+     */
     @POST
     @Path("/keys/{key: .+}/add")
     @Produces(MediaType.APPLICATION_JSON)
@@ -86,9 +93,9 @@ public class StoreResource {
         try {
             amount = Long.parseLong(delta.trim());
         } catch (NumberFormatException e) {
-            throw new StoreHttpException(400, "delta '" + delta + "' is not an integer", key);
+            throw new StoreHttpException(400, "delta '" + delta + "' is not a signed 64-bit integer", key);
         }
-        return store().add(key, amount).map(StoreDtos.AddResult::new);
+        return CheckedAdd.add(store(), key, amount).map(StoreDtos.AddResult::new);
     }
 
     /** c10d compare_set with base64 bytes; answers the value afterwards and whether it now holds {@code desired}. */
@@ -115,9 +122,10 @@ public class StoreResource {
         if (request == null || request.keys() == null || request.keys().isEmpty() || request.keys().contains(null)) {
             throw new StoreHttpException(400, "wait needs a JSON body {\"keys\": [\"k\", ...], \"timeout\": \"5s\"}", null);
         }
-        Duration timeout = request.timeout() == null ? runtime.config().timeout().store() : parseDuration(request.timeout());
+        Duration timeout = request.timeout() == null ? runtime.config().timeout().store() : parseDuration(request.timeout(), "timeout");
         List<String> keys = List.copyOf(request.keys());
-        return store().await(keys, timeout).map(ok -> new StoreDtos.WaitResult(keys));
+        Store store = store();
+        return waits.run(runtime.config().rank(), () -> store.await(keys, timeout)).map(ok -> new StoreDtos.WaitResult(keys));
     }
 
     /** Keys holding a value (queues not listed), sorted; with {@code ?prefix=p} only those starting with p. */
@@ -153,11 +161,6 @@ public class StoreResource {
                 s.openConnections(), s.connectionsAccepted(), s.pendingWaits(), s.opsServed()));
     }
 
-    @ServerExceptionMapper
-    public Response mapStoreFailure(RuntimeException failure) {
-        return StoreExceptionMapper.toResponse(failure);
-    }
-
     private Store store() {
         Store store = runtime.store();
         if (store == null) {
@@ -167,11 +170,11 @@ public class StoreResource {
         return store;
     }
 
-    private static Duration parseDuration(String text) {
+    private static Duration parseDuration(String text, String parameter) {
         try {
             return io.symmem.service.store.WaitDurations.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new StoreHttpException(400, e.getMessage(), null);
+            throw new StoreHttpException(400, parameter + ": " + e.getMessage(), null);
         }
     }
 

@@ -23,6 +23,10 @@ import java.util.Objects;
  * that it fails with the store's message naming the keys, never with a bare reply timeout; other
  * operations use {@code operationTimeout}. Like the other stores, the operation starts when the method
  * is called. {@link #close()} does nothing: the service and its backend belong to the rank.
+ *
+ * <p>A caller that gives up does not leave its operation behind: cancelling the Uni, or the reply not
+ * coming within the send timeout, sends a {@code cancel} for the request, and the service withdraws it
+ * from the store behind it (a wait is cancelled, a request not sent yet is never sent).
  */
 public final class EventBusStore implements Store {
 
@@ -177,10 +181,20 @@ public final class EventBusStore implements Store {
 
     private Uni<Object> send(DeliveryOptions options, Object body, StoreBusMessages.Op opOrNull) {
         String op = options.getHeaders().get(StoreBusMessages.OP);
+        String id = StoreBusMessages.nextRequestId();
+        options.addHeader(StoreBusMessages.REQUEST_ID, id);
         // Started now, not on subscription, like every Store of this package.
         var reply = vertx.eventBus().<Object>request(address, body, options).toCompletionStage().toCompletableFuture();
-        return Uni.createFrom().completionStage(reply).onFailure().transform(e -> transportFailure(op, options, e))
-                .map(this::unwrap);
+        return Uni.createFrom().completionStage(reply).onFailure().transform(e -> transportFailure(op, options, e, id))
+                .map(this::unwrap)
+                .onCancellation().invoke(() -> cancel(id));
+    }
+
+    /** The caller of request {@code id} has gone: the service withdraws it (no reply to this message). */
+    private void cancel(String id) {
+        vertx.eventBus().send(address, null, new DeliveryOptions()
+                .addHeader(StoreBusMessages.OP, StoreBusMessages.Op.CANCEL.wireName())
+                .addHeader(StoreBusMessages.REQUEST_ID, id));
     }
 
     private Object unwrap(Message<Object> reply) {
@@ -190,7 +204,7 @@ public final class EventBusStore implements Store {
         return reply.body();
     }
 
-    private Throwable transportFailure(String op, DeliveryOptions options, Throwable failure) {
+    private Throwable transportFailure(String op, DeliveryOptions options, Throwable failure, String id) {
         if (failure instanceof ReplyException reply) {
             String key = options.getHeaders().get(StoreBusMessages.KEY);
             String what = op + (key == null ? "" : " of key '" + key + "'");
@@ -199,6 +213,8 @@ public final class EventBusStore implements Store {
                         + address + " (" + what + ")", failure);
             }
             if (reply.failureType() == ReplyFailure.TIMEOUT) {
+                // The caller is told it failed, so the operation must not go on (or be sent later).
+                cancel(id);
                 return new StoreException("store " + description + ": no answer to " + what + " within "
                         + options.getSendTimeout() + " ms", failure);
             }

@@ -18,6 +18,8 @@ import java.util.function.Supplier;
  * (the "/" wire prefix is added here too), so a key set here is the key a PyTorch client reads.
  *
  * <p>Obtained from {@link StoreServer#localStore()}. Closing it fails its pending waits; the server runs on.
+ * Cancelling an operation's Uni (a caller that gave up) drops its wait from the server's state at once,
+ * and an operation cancelled before it ran does not run.
  */
 public final class LocalStore implements Store {
 
@@ -65,8 +67,7 @@ public final class LocalStore implements Store {
                 return state.add(WireKeys.inState(key), delta);
             } catch (StoreProtocolException e) {
                 // Over TCP this costs the connection; here it is just a refused argument.
-                throw new IllegalArgumentException("store " + description + ": add on key '" + key
-                        + "' whose value is not a decimal integer");
+                throw CounterValues.notAnInteger(description, key);
             }
         });
     }
@@ -176,11 +177,11 @@ public final class LocalStore implements Store {
         pushed.whenComplete((ok, error) -> {
             if (error != null) {
                 result.completeExceptionally(error instanceof StoreTimeoutException ? timeoutError(timeout, List.of(key)) : error);
-            } else {
+            } else if (!result.isDone()) {
                 popUntil(key, stateKey, timeout, deadline, result);
             }
         });
-        new LocalWait(List.of(key), Duration.ofNanos(remaining), pushed).start();
+        new LocalWait(List.of(key), Duration.ofNanos(remaining), pushed).startFor(result);
     }
 
     @Override
@@ -251,7 +252,7 @@ public final class LocalStore implements Store {
                     result.complete(read.get());
                 }
             });
-            new LocalWait(copy, timeout, present).start();
+            new LocalWait(copy, timeout, present).startFor(result);
         });
         return Uni.createFrom().completionStage(result);
     }
@@ -266,6 +267,9 @@ public final class LocalStore implements Store {
             if (closed != null) {
                 result.completeExceptionally(closed);
                 return;
+            }
+            if (result.isDone()) {
+                return; // cancelled before it ran: its caller was told it did not happen
             }
             try {
                 action.run();
@@ -296,14 +300,27 @@ public final class LocalStore implements Store {
             this.done = done;
         }
 
-        /** Runs on the context. */
-        void start() {
+        /** Runs on the context; the wait is dropped as soon as {@code caller} is cancelled. */
+        void startFor(CompletableFuture<?> caller) {
             if (state.awaitKeys(this, WireKeys.inState(keys), this::ready)) {
                 done.complete(null);
                 return;
             }
             pendingWaits.add(this);
             timerId = context.owner().setTimer(Math.max(1, timeout.toMillis()), t -> expire());
+            caller.whenComplete((ignored, error) -> {
+                if (caller.isCancelled()) {
+                    ContextTasks.tryRun(context, this::drop);
+                }
+            });
+        }
+
+        /** Nobody waits any more: forget the wait (no answer, no timeout), as TCPStore does on CANCEL_WAIT. */
+        private void drop() {
+            if (pendingWaits.remove(this)) {
+                context.owner().cancelTimer(timerId);
+                state.cancelWaits(this);
+            }
         }
 
         private void ready() {

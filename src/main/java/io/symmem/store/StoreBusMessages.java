@@ -20,6 +20,12 @@ public final class StoreBusMessages {
     public static final String KEY = "key";
     public static final String TIMEOUT_MS = "timeout-ms";
     public static final String DELTA = "delta";
+    /**
+     * Header of every request: its id, unique in this process. A {@code cancel} message with the same id
+     * tells the service that the caller has gone, so that the operation is withdrawn (see
+     * {@link StoreEventBusService}).
+     */
+    public static final String REQUEST_ID = "request-id";
     /** Reply header: "ok", or "error" with a JSON body {type, message, keys}. */
     public static final String STATUS = "status";
     public static final String OK = "ok";
@@ -36,7 +42,9 @@ public final class StoreBusMessages {
         SET("set"), GET("get"), ADD("add"), AWAIT("await"), CHECK("check"), DELETE("delete"),
         COMPARE_SET("compare-set"), APPEND("append"), MULTI_GET("multi-get"), MULTI_SET("multi-set"),
         NUM_KEYS("num-keys"), LIST_KEYS("list-keys"), QUEUE_PUSH("queue-push"), QUEUE_POP("queue-pop"),
-        QUEUE_LENGTH("queue-length"), PING("ping");
+        QUEUE_LENGTH("queue-length"), PING("ping"),
+        /** Not an operation: the request named by header {@value #REQUEST_ID} is no longer wanted. No reply. */
+        CANCEL("cancel");
 
         private final String wireName;
 
@@ -58,7 +66,14 @@ public final class StoreBusMessages {
         }
     }
 
+    private static final java.util.concurrent.atomic.AtomicLong REQUEST_IDS = new java.util.concurrent.atomic.AtomicLong();
+
     private StoreBusMessages() {}
+
+    /** A request id unique in this process (the event bus is local: clustering is not used). */
+    static String nextRequestId() {
+        return Long.toString(REQUEST_IDS.incrementAndGet());
+    }
 
     static JsonObject keys(List<String> keys) {
         return new JsonObject().put("keys", new JsonArray(new ArrayList<>(keys)));

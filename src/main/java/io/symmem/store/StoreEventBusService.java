@@ -8,15 +8,23 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import io.smallrye.mutiny.subscription.Cancellable;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
  * Serves a {@link Store} on the event bus at {@link StoreBusMessages#ADDRESS}: the rank that hosts the
- * data serves its {@link LocalStore}; every other rank serves its one pipelined {@link TcpStoreClient}.
+ * data serves its {@link LocalStore}; every other rank serves its {@link SideConnectionStore} (one pipelined
+ * {@link TcpStoreClient}, waits and ADDs on side connections).
  * Components then use an {@link EventBusStore} and never care which. Message format: see
  * {@link StoreBusMessages} and docs/store.md.
+ *
+ * <p>Operations in progress are kept by request id until they end, so that a {@code cancel} message
+ * (the caller gave up) cancels the backend's operation: the backend then withdraws it (a wait is
+ * cancelled in the store, a request not sent yet is never sent). A cancelled request gets no reply.
  */
 public final class StoreEventBusService implements AutoCloseable {
 
@@ -26,6 +34,8 @@ public final class StoreEventBusService implements AutoCloseable {
     private final Store backend;
     private final String address;
     private MessageConsumer<Object> consumer;
+    /** Operations in progress by request id; completions come on the backend's threads. */
+    private final Map<String, Cancellable> running = new ConcurrentHashMap<>();
 
     public StoreEventBusService(Vertx vertx, Store backend) {
         this(vertx, backend, StoreBusMessages.ADDRESS);
@@ -71,6 +81,14 @@ public final class StoreEventBusService implements AutoCloseable {
     }
 
     private void handle(Message<Object> message) {
+        String id = message.headers().get(StoreBusMessages.REQUEST_ID);
+        if (StoreBusMessages.Op.CANCEL.wireName().equals(message.headers().get(StoreBusMessages.OP))) {
+            Cancellable operation = id == null ? null : running.remove(id);
+            if (operation != null) {
+                operation.cancel();
+            }
+            return;
+        }
         Uni<?> outcome;
         try {
             outcome = dispatch(message);
@@ -78,7 +96,17 @@ public final class StoreEventBusService implements AutoCloseable {
             replyError(message, e);
             return;
         }
+        if (id != null) {
+            // Registered on subscription, which comes before any outcome, and removed on every ending.
+            outcome = outcome.onSubscription().invoke(subscription -> running.put(id, subscription))
+                    .onTermination().invoke(() -> running.remove(id));
+        }
         outcome.subscribe().with(result -> replyOk(message, result), failure -> replyError(message, failure));
+    }
+
+    /** Operations started and not ended yet (for tests). */
+    int runningCount() {
+        return running.size();
     }
 
     private Uni<?> dispatch(Message<Object> message) {
@@ -126,6 +154,7 @@ public final class StoreEventBusService implements AutoCloseable {
                 return backend.queueLength(key);
             case PING:
                 return backend.ping();
+            case CANCEL: // handled before dispatch
             default:
                 throw new IllegalArgumentException("unhandled store operation " + op);
         }

@@ -1,6 +1,5 @@
 package io.symmem.store;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,15 +70,12 @@ final class StoreState {
         byte[] current = values.get(key);
         long base = 0;
         if (current != null) {
-            String text = new String(current, StandardCharsets.US_ASCII).trim();
-            try {
-                base = Long.parseLong(text);
-            } catch (NumberFormatException e) {
-                throw new StoreProtocolException("ADD on key '" + key + "' whose value is not a decimal integer");
-            }
+            base = CounterValues.parse(current).orElseThrow(() ->
+                    new StoreProtocolException("ADD on key '" + key + "' whose value is not a decimal integer"));
         }
+        // Wraps around past the int64 range, as TCPStore's C++ addition does (the HTTP face refuses it).
         long result = base + delta;
-        put(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII));
+        put(key, CounterValues.of(result));
         wakeWaitersOn(key);
         return result;
     }

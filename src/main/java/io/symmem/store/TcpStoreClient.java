@@ -54,6 +54,10 @@ import org.jboss.logging.Logger;
  *       made within the connect timeout, the client fails for good, and so does every later request.</li>
  *   <li>A wait whose deadline passed while the server stays silent (host gone, no FIN) fails at most
  *       {@link #CANCEL_GRACE} after its deadline, and the connection is dropped and re-made.</li>
+ *   <li>Cancelling (the subscription to the Uni, e.g. a caller that gave up or timed out): a request not
+ *       written yet is never written, so a caller told that it failed does not find it applied later;
+ *       a WAIT already written is withdrawn with CANCEL_WAIT, so the server holds nothing for nobody.
+ *       A request already written cannot be called back.</li>
  * </ul>
  *
  * <p>All mutable state is confined to one Vert.x context; public methods hop onto it.
@@ -300,12 +304,20 @@ public final class TcpStoreClient implements Store {
     }
 
     private void popUntil(String key, Duration timeout, long deadline, CompletableFuture<byte[]> value) {
+        if (value.isDone()) {
+            return; // the caller gave up between two rounds
+        }
         long remainingNanos = deadline - System.nanoTime();
         if (remainingNanos <= 0) {
             value.completeExceptionally(timeoutError(timeout, List.of(key)));
             return;
         }
         CompletableFuture<StoreState.Popped> popped = new CompletableFuture<>();
+        value.whenComplete((ignored, error) -> {
+            if (value.isCancelled()) {
+                popped.cancel(false); // withdraws this round's wait
+            }
+        });
         popped.whenComplete((result, error) -> {
             if (error != null) {
                 value.completeExceptionally(error);
@@ -609,6 +621,11 @@ public final class TcpStoreClient implements Store {
         Outbound(Buffer frame, Answer answer, CompletableFuture<Void> onWritten) {
             this(frame, answer, onWritten, null);
         }
+
+        /** Nobody waits for it any more (its caller cancelled): it must not be written at all. */
+        boolean abandoned() {
+            return answer != null ? answer.abandoned() : onWritten != null && onWritten.isDone();
+        }
     }
 
     /** SET, APPEND, MULTI_SET, QUEUE_PUSH: no answer, so they may pass requests held back behind a WAIT. */
@@ -633,6 +650,10 @@ public final class TcpStoreClient implements Store {
         Iterator<Outbound> queued = toSend.iterator();
         while (queued.hasNext()) {
             Outbound next = queued.next();
+            if (next.abandoned()) {
+                queued.remove(); // its caller was told it failed: it must have no effect
+                continue;
+            }
             // Pipelining: the server holds answered requests behind its pending WAIT, so only a second
             // WAIT must stay here (a CANCEL_WAIT must name the wait the server is blocked on).
             boolean held = pipelineWaits ? next.answer instanceof PendingWait : next.answer != null;
@@ -744,6 +765,11 @@ public final class TcpStoreClient implements Store {
         void afterConsumed() {}
 
         abstract void fail(StoreException error);
+
+        /** True once nobody waits for this answer (the caller cancelled): the request need not be sent. */
+        boolean abandoned() {
+            return false;
+        }
     }
 
     private static final class Reply<T> extends Answer {
@@ -771,6 +797,11 @@ public final class TcpStoreClient implements Store {
         void fail(StoreException error) {
             result.completeExceptionally(error);
         }
+
+        @Override
+        boolean abandoned() {
+            return result.isDone();
+        }
     }
 
     /**
@@ -794,6 +825,7 @@ public final class TcpStoreClient implements Store {
                     result.completeExceptionally(error);
                 }
             });
+            withdrawWhenCancelled(result, wait);
             wait.start(gated);
             return;
         }
@@ -805,7 +837,17 @@ public final class TcpStoreClient implements Store {
                 result.complete(null);
             }
         });
+        withdrawWhenCancelled(result, wait);
         wait.start(null);
+    }
+
+    /** A caller that cancels its wait gets it withdrawn: never sent if still queued, else CANCEL_WAIT. */
+    private void withdrawWhenCancelled(CompletableFuture<?> result, PendingWait wait) {
+        result.whenComplete((ignored, error) -> {
+            if (result.isCancelled()) {
+                ContextTasks.tryRun(context, wait::withdraw);
+            }
+        });
     }
 
     /** A pipelined follow-up's answer: read it in any case, pass it on only if its wait was satisfied. */
@@ -833,6 +875,11 @@ public final class TcpStoreClient implements Store {
         @Override
         void fail(StoreException error) {
             inner.fail(error);
+        }
+
+        @Override
+        boolean abandoned() {
+            return inner.abandoned();
         }
     }
 
@@ -944,13 +991,8 @@ public final class TcpStoreClient implements Store {
             if (state != WaitState.SENT || socket == null) {
                 return;
             }
-            state = WaitState.CANCELLING;
-            NetSocket cancelledOn = socket;
-            socket.write(RequestEncoder.cancelWait());
-            inFlight.addLast(new CancelAck(this));
-            // After CANCEL_WAIT the server sends nothing late for this WAIT, so answers are in order
-            // again: release the queue, and ask which keys are still missing.
-            waitOutstanding = false;
+            NetSocket cancelledOn = writeCancel();
+            // Ask which keys are still missing.
             List<CompletableFuture<Boolean>> present = new ArrayList<>();
             for (String key : keys) {
                 CompletableFuture<Boolean> check = new CompletableFuture<>();
@@ -982,6 +1024,43 @@ public final class TcpStoreClient implements Store {
             });
             pump();
         }
+
+        /**
+         * The caller gave up before the deadline: the wait goes away without a trace (never sent if it
+         * was still queued; CANCEL_WAIT if it was sent), and the connection is free for the next wait.
+         */
+        void withdraw() {
+            vertx.cancelTimer(timerId);
+            result.cancel(false);
+            if (state == WaitState.QUEUED) {
+                toSend.removeIf(o -> o.answer == this);
+                state = WaitState.DONE;
+                return;
+            }
+            if (state != WaitState.SENT || socket == null) {
+                return; // being cancelled at its deadline already, or answered
+            }
+            NetSocket cancelledOn = writeCancel();
+            // As at a deadline: a server that never answers the cancel would hold every later wait here.
+            vertx.setTimer(CANCEL_GRACE.toMillis(), t -> {
+                if (state == WaitState.CANCELLING && socket == cancelledOn) {
+                    abandonConnection("no answer to CANCEL_WAIT within " + DurationText.of(CANCEL_GRACE));
+                }
+            });
+            pump();
+        }
+
+        /** Writes CANCEL_WAIT for this (sent) wait; returns the connection it went out on. */
+        private NetSocket writeCancel() {
+            state = WaitState.CANCELLING;
+            NetSocket cancelledOn = socket;
+            socket.write(RequestEncoder.cancelWait());
+            inFlight.addLast(new CancelAck(this));
+            // After CANCEL_WAIT the server sends nothing late for this WAIT, so answers are in order
+            // again: the queue may go out.
+            waitOutstanding = false;
+            return cancelledOn;
+        }
     }
 
     // ---- helpers ----------------------------------------------------------------------------
@@ -992,6 +1071,9 @@ public final class TcpStoreClient implements Store {
             if (failure != null) {
                 result.completeExceptionally(failure);
                 return;
+            }
+            if (result.isDone()) {
+                return; // cancelled before it got here: nothing to send
             }
             action.run();
         });

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,28 @@ class LivenessTest {
         assertThatThrownBy(() -> guarded.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerLostException.class)
                 .hasMessageContaining("barrier of group 'g': aborted: rank 2 is gone (test)");
         assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void cancellingAGuardedOperationCancelsTheOperation() {
+        Liveness liveness = new Liveness(0);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        liveness.guard(Uni.createFrom().nothing().onCancellation().invoke(() -> cancelled.set(true)), "store wait")
+                .subscribe().with(item -> { }).cancel();
+        assertThat(cancelled).isTrue();
+        assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void aWorldFailureCancelsTheOperationItCutShort() {
+        Liveness liveness = new Liveness(0);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        CompletableFuture<Object> guarded = new CompletableFuture<>();
+        liveness.guard(Uni.createFrom().nothing().onCancellation().invoke(() -> cancelled.set(true)), "store wait")
+                .subscribe().with(guarded::complete, guarded::completeExceptionally);
+        liveness.fail(Set.of(1), "rank 1 is gone (test)");
+        assertThatThrownBy(() -> guarded.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerLostException.class);
+        assertThat(cancelled).isTrue();
     }
 
     @Test

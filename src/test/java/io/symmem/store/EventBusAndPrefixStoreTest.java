@@ -6,9 +6,13 @@ import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +33,70 @@ class EventBusAndPrefixStoreTest extends StoreServerTest {
                     .satisfies(e -> assertThat(((StoreTimeoutException) e).keys()).containsExactly("x", "y"));
         } finally {
             service.close();
+        }
+    }
+
+    @Test
+    void aWaitCancelledByItsCallerIsWithdrawnFromTheStoreBehindTheBus() {
+        String address = "symmem.store.cancel-test";
+        StoreEventBusService service = new StoreEventBusService(vertx, server.localStore(), address);
+        service.register().await().atMost(AWAIT);
+        try {
+            EventBusStore store = new EventBusStore(vertx, address, server.address(), Duration.ofSeconds(5));
+            StoreTestSupport.Subscribed<byte[]> abandoned = StoreTestSupport.subscribe(store.get("never", Duration.ofMinutes(5)));
+            StoreTestSupport.awaitPendingWaits(server, 1);
+            abandoned.cancel();
+            StoreTestSupport.awaitPendingWaits(server, 0);
+            awaitCondition(() -> service.runningCount() == 0, "the service still tracks the cancelled request");
+        } finally {
+            service.close();
+        }
+    }
+
+    @Test
+    void anOperationWhoseReplyTimedOutIsCancelledBehindTheBus() {
+        String address = "symmem.store.stuck";
+        AtomicBoolean cancelled = new AtomicBoolean();
+        StoreEventBusService service = new StoreEventBusService(vertx, neverAnswering(cancelled), address);
+        service.register().await().atMost(AWAIT);
+        try {
+            EventBusStore store = new EventBusStore(vertx, address, "stuck:1", Duration.ofMillis(200));
+            assertThatThrownBy(() -> store.add("n", 1).await().atMost(AWAIT))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("no answer to add of key 'n'");
+            // Its caller was told it failed: the operation must not stay behind to be applied later.
+            awaitCondition(cancelled::get, "the timed-out add was not cancelled behind the bus");
+            awaitCondition(() -> service.runningCount() == 0, "the service still tracks the timed-out request");
+        } finally {
+            service.close();
+        }
+    }
+
+    /** A store whose every operation never ends, noting when one is cancelled. */
+    private static Store neverAnswering(AtomicBoolean cancelled) {
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+            switch (method.getName()) {
+                case "describe":
+                case "toString":
+                    return "stuck:1";
+                case "close":
+                    return null;
+                case "hashCode":
+                    return System.identityHashCode(proxy);
+                case "equals":
+                    return proxy == args[0];
+                default:
+                    return Uni.createFrom().nothing().onCancellation().invoke(() -> cancelled.set(true));
+            }
+        });
+    }
+
+    private static void awaitCondition(BooleanSupplier condition, String failure) {
+        long deadline = System.nanoTime() + AWAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure);
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -1,8 +1,11 @@
 package io.symmem.store;
 
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** Shared helpers: loopback only, short deadlines. */
 final class StoreTestSupport {
@@ -62,6 +65,23 @@ final class StoreTestSupport {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * A subscription whose outcome lands in {@code result}; {@link #cancel()} cancels it as a caller that
+     * gives up does. (CompletableFuture.cancel of subscribeAsCompletionStage() does not reach the
+     * subscription where SmallRye context propagation wraps the future, as in the service.)
+     */
+    record Subscribed<T>(CompletableFuture<T> result, Cancellable subscription) {
+        void cancel() {
+            subscription.cancel();
+        }
+    }
+
+    static <T> Subscribed<T> subscribe(Uni<T> operation) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Cancellable subscription = operation.subscribe().with(result::complete, result::completeExceptionally);
+        return new Subscribed<>(result, subscription);
     }
 
     static byte[] bytes(String text) {

@@ -1,6 +1,6 @@
 package io.symmem.service.store;
 
-/** A store route's failure with its HTTP status, mapped to {@link StoreHttpError} by {@link StoreExceptionMapper}. */
+/** A store route's failure with its HTTP status and key, answered as an {@link io.symmem.service.http.ErrorBody}. */
 public class StoreHttpException extends RuntimeException {
 
     private final int status;

@@ -1,0 +1,128 @@
+package io.symmem.store;
+
+import io.smallrye.mutiny.Uni;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The store of a process that reaches it over TCP, as its components and its HTTP face use it: what
+ * could hold up or break a connection runs on a connection of its own from {@link SideConnections},
+ * everything else on the one shared (pipelined) client:
+ * <ul>
+ *   <li>every wait ({@code get}, {@code await}, {@code multiGet}, {@code queuePop}): a WAIT holds its
+ *       connection's other answered requests until it is answered;</li>
+ *   <li>{@code add}: on a value that is not a decimal integer the server closes the connection (TCPStore
+ *       does the same, the protocol has no error answer), which on the shared one would fail every
+ *       request of the process in flight. Here it costs one side connection, and the caller gets the
+ *       {@link IllegalArgumentException} a {@link LocalStore} gives.</li>
+ * </ul>
+ * The server's cross-connection order still lets these see every set that reached it before them (see
+ * docs/store.md). Owns both: {@link #close()} closes them.
+ */
+public final class SideConnectionStore implements Store {
+
+    private final Store shared;
+    private final SideConnections sides;
+
+    public SideConnectionStore(Store shared, SideConnections sides) {
+        this.shared = shared;
+        this.sides = sides;
+    }
+
+    @Override
+    public Uni<byte[]> get(String key, Duration timeout) {
+        return sides.run(connection -> connection.get(key, timeout));
+    }
+
+    @Override
+    public Uni<Void> await(List<String> keys, Duration timeout) {
+        return sides.run(connection -> connection.await(keys, timeout));
+    }
+
+    @Override
+    public Uni<List<byte[]>> multiGet(List<String> keys, Duration timeout) {
+        return sides.run(connection -> connection.multiGet(keys, timeout));
+    }
+
+    @Override
+    public Uni<byte[]> queuePop(String key, Duration timeout) {
+        return sides.run(connection -> connection.queuePop(key, timeout));
+    }
+
+    @Override
+    public Uni<Void> set(String key, byte[] value) {
+        return shared.set(key, value);
+    }
+
+    @Override
+    public Uni<Long> add(String key, long delta) {
+        return sides.run(connection -> connection.add(key, delta))
+                .onFailure(StoreException.class).recoverWithUni(lost -> CurrentValue.read(shared, key).map(value -> {
+                    if (value.isPresent() && CounterValues.parse(value.get()).isEmpty()) {
+                        throw CounterValues.notAnInteger(describe(), key); // why the server closed the connection
+                    }
+                    throw (StoreException) lost;
+                }));
+    }
+
+    @Override
+    public Uni<Boolean> check(List<String> keys) {
+        return shared.check(keys);
+    }
+
+    @Override
+    public Uni<Boolean> delete(String key) {
+        return shared.delete(key);
+    }
+
+    @Override
+    public Uni<byte[]> compareSet(String key, byte[] expected, byte[] desired) {
+        return shared.compareSet(key, expected, desired);
+    }
+
+    @Override
+    public Uni<Void> append(String key, byte[] value) {
+        return shared.append(key, value);
+    }
+
+    @Override
+    public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
+        return shared.multiSet(keys, values);
+    }
+
+    @Override
+    public Uni<Long> numKeys() {
+        return shared.numKeys();
+    }
+
+    @Override
+    public Uni<List<String>> listKeys() {
+        return shared.listKeys();
+    }
+
+    @Override
+    public Uni<Void> queuePush(String key, byte[] value) {
+        return shared.queuePush(key, value);
+    }
+
+    @Override
+    public Uni<Long> queueLength(String key) {
+        return shared.queueLength(key);
+    }
+
+    @Override
+    public Uni<Void> ping() {
+        return shared.ping();
+    }
+
+    @Override
+    public String describe() {
+        return shared.describe();
+    }
+
+    @Override
+    public void close() {
+        sides.close();
+        shared.close();
+    }
+}

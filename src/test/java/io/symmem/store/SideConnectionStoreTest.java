@@ -1,0 +1,129 @@
+package io.symmem.store;
+
+import static io.symmem.store.StoreTestSupport.AWAIT;
+import static io.symmem.store.StoreTestSupport.HOST;
+import static io.symmem.store.StoreTestSupport.awaitPendingWaits;
+import static io.symmem.store.StoreTestSupport.bytes;
+import static io.symmem.store.StoreTestSupport.connectPipelined;
+import static io.symmem.store.StoreTestSupport.subscribe;
+import static io.symmem.store.StoreTestSupport.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.symmem.store.StoreTestSupport.Subscribed;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Waits and ADDs on side connections: a rank's long waits never hold up, nor a bad ADD break, its other requests. */
+@Timeout(30)
+class SideConnectionStoreTest extends StoreServerTest {
+    private static final Duration LONG = Duration.ofMinutes(5);
+    private SideConnections sides;
+    private TcpStoreClient shared;
+    private SideConnectionStore store;
+
+    @BeforeEach
+    void connectStore() {
+        sides = new SideConnections(() -> TcpStoreClient.connect(vertx, HOST, server.port(), Duration.ofSeconds(3),
+                TcpStoreClient.Options.forSymmemServer()));
+        shared = connectPipelined(vertx, server.port());
+        store = new SideConnectionStore(shared, sides);
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    @Test
+    void aLongWaitHoldsUpNoOtherRequest() throws Exception {
+        Subscribed<byte[]> longPoll = subscribe(store.get("never", LONG));
+        awaitPendingWaits(server, 1);
+        // On one shared connection every one of these would wait for "never" (LONG).
+        assertThat(store.add("n", 1).await().atMost(AWAIT)).isEqualTo(1);
+        assertThat(store.check(List.of("never")).await().atMost(AWAIT)).isFalse();
+        store.set("k", bytes("v")).await().atMost(AWAIT);
+        assertThat(text(store.get("k", AWAIT).await().atMost(AWAIT))).isEqualTo("v");
+        // A second wait is pending in the server beside the first one, not queued behind it.
+        Subscribed<Void> second = subscribe(store.await(List.of("other"), LONG));
+        awaitPendingWaits(server, 2);
+        store.set("other", bytes("x")).await().atMost(AWAIT);
+        second.result().get(5, TimeUnit.SECONDS);
+        store.set("never", bytes("at last")).await().atMost(AWAIT);
+        assertThat(text(longPoll.result().get(5, TimeUnit.SECONDS))).isEqualTo("at last");
+    }
+
+    @Test
+    void anAddOnATextValueIsBadInputAndCostsNoOtherRequestItsConnection() throws Exception {
+        store.set("text", bytes("not a number")).await().atMost(AWAIT);
+        Subscribed<byte[]> longPoll = subscribe(store.get("gate", LONG));
+        awaitPendingWaits(server, 1);
+        assertThatThrownBy(() -> store.add("text", 1).await().atMost(AWAIT)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store " + server.address() + ": add on key 'text' whose value is not a decimal integer");
+        // The server closed only the connection that carried the ADD, and it is not kept.
+        assertThat(shared.reconnectCount()).isZero();
+        awaitPendingWaits(server, 1);
+        assertThat(store.add("n", 2).await().atMost(AWAIT)).isEqualTo(2);
+        store.set("gate", bytes("open")).await().atMost(AWAIT);
+        assertThat(text(longPoll.result().get(5, TimeUnit.SECONDS))).isEqualTo("open");
+        assertThat(shared.reconnectCount()).isZero();
+    }
+
+    @Test
+    void aGetOnAWaitConnectionSeesTheSetJustMadeOnTheSharedOne() {
+        for (int i = 0; i < 300; i++) {
+            store.set("counter", bytes(Integer.toString(i))).await().atMost(AWAIT);
+            assertThat(text(store.get("counter", AWAIT).await().atMost(AWAIT))).isEqualTo(Integer.toString(i));
+        }
+    }
+
+    @Test
+    void aCancelledWaitIsWithdrawnAndItsConnectionServesTheNextWait() {
+        Subscribed<byte[]> abandoned = subscribe(store.get("never", LONG));
+        awaitPendingWaits(server, 1);
+        abandoned.cancel();
+        awaitPendingWaits(server, 0);
+        store.set("k", bytes("v")).await().atMost(AWAIT);
+        assertThat(text(store.get("k", AWAIT).await().atMost(AWAIT))).isEqualTo("v");
+        assertThat(sides.openCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aBurstOfWaitsKeepsOnlyAFewIdleConnectionsAfterwards() throws Exception {
+        int burst = SideConnections.KEEP_IDLE + 3;
+        List<Subscribed<byte[]>> polls = new ArrayList<>();
+        for (int i = 0; i < burst; i++) {
+            polls.add(subscribe(store.get("gate", LONG)));
+        }
+        awaitPendingWaits(server, burst);
+        assertThat(sides.openCount()).isEqualTo(burst);
+        store.set("gate", bytes("open")).await().atMost(AWAIT);
+        for (Subscribed<byte[]> poll : polls) {
+            assertThat(text(poll.result().get(5, TimeUnit.SECONDS))).isEqualTo("open");
+        }
+        long deadline = System.nanoTime() + AWAIT.toNanos();
+        while (sides.openCount() != SideConnections.KEEP_IDLE) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("still " + sides.openCount() + " wait connections open");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void closingFailsRunningWaitsAndLaterOnes() {
+        Subscribed<byte[]> running = subscribe(store.get("never", LONG));
+        awaitPendingWaits(server, 1);
+        store.close();
+        assertThatThrownBy(() -> running.result().get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> store.get("k", AWAIT).await().atMost(AWAIT)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("closed");
+        awaitPendingWaits(server, 0);
+    }
+}
