@@ -52,6 +52,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreLimits limits;
     private final StoreEventLoop loop;
     private final Context context;
+    private final NextTurn nextTurn;
     private final StoreState state = new StoreState();
     private final StoreMembers members = new StoreMembers(state);
     private final StoreStatistics statistics = new StoreStatistics();
@@ -86,6 +87,7 @@ public final class StoreServer implements AutoCloseable {
         // One event loop of its own serves every connection and the state (see StoreEventLoop).
         this.loop = StoreEventLoop.create(vertx, spinNanos);
         this.context = loop.context();
+        this.nextTurn = new NextTurn(context);
     }
 
     /** A server whose address is given later, to {@link #listen(String, int)}. */
@@ -150,7 +152,8 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void accept(NetSocket socket) {
-        StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler);
+        StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler,
+                context, nextTurn);
         connections.add(connection);
         statistics.accepted();
         socket.handler(connection::onData);
@@ -267,7 +270,14 @@ public final class StoreServer implements AutoCloseable {
     /** Key count, connections and operations served per type, read on the server's context. */
     public Uni<StoreStats> stats() {
         Promise<StoreStats> snapshot = Promise.promise();
-        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state, connections.size())));
+        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state, connections)));
+        return fromFuture(snapshot.future());
+    }
+
+    /** Every open TCP connection's queues (answers unsent, requests held) and whether it is paused; read on the server's context. */
+    public Uni<List<StoreConnectionStats>> connectionStats() {
+        Promise<List<StoreConnectionStats>> snapshot = Promise.promise();
+        onContext(snapshot, () -> snapshot.complete(connections.stream().map(StoreServerConnection::stats).toList()));
         return fromFuture(snapshot.future());
     }
 

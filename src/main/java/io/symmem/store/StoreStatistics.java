@@ -1,5 +1,6 @@
 package io.symmem.store;
 
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,6 +13,7 @@ final class StoreStatistics {
 
     private final EnumMap<QueryType, Long> served = new EnumMap<>(QueryType.class);
     private long connectionsAccepted;
+    private long connectionsClosedStuck;
 
     void served(QueryType type) {
         served.merge(type, 1L, Long::sum);
@@ -21,12 +23,24 @@ final class StoreStatistics {
         connectionsAccepted++;
     }
 
-    StoreStats snapshot(StoreState state, int openConnections) {
+    /** A connection was closed for its answer queue (hard bound or drain time limit). */
+    void closedStuck() {
+        connectionsClosedStuck++;
+    }
+
+    StoreStats snapshot(StoreState state, Collection<StoreServerConnection> connections) {
+        long queued = 0;
+        int backedUp = 0;
+        for (StoreServerConnection connection : connections) {
+            StoreConnectionStats figures = connection.stats();
+            queued += figures.answerBytesQueued();
+            backedUp += figures.backedUp() ? 1 : 0;
+        }
         Map<String, Long> ops = new LinkedHashMap<>();
         for (Map.Entry<QueryType, Long> entry : served.entrySet()) {
             ops.put(entry.getKey().name(), entry.getValue());
         }
-        return new StoreStats(state.size(), state.queueCount(), openConnections, connectionsAccepted,
-                state.pendingWaits(), Map.copyOf(ops));
+        return new StoreStats(state.size(), state.queueCount(), connections.size(), connectionsAccepted,
+                state.pendingWaits(), Map.copyOf(ops), queued, backedUp, connectionsClosedStuck);
     }
 }
