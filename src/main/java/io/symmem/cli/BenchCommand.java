@@ -5,8 +5,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-@Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store).",
-        subcommands = {BenchStoreCommand.class})
+@Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store; bench store-hostile: the store under slow and hostile clients).",
+        subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class})
 public class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

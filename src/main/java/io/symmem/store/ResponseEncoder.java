@@ -1,18 +1,15 @@
 package io.symmem.store;
 
 import io.vertx.core.buffer.Buffer;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
-/** Server side: builds TCPStore answer frames. SET, VALIDATE and CANCEL_WAIT-less paths send nothing. */
+/**
+ * Server side: builds the small TCPStore answer frames. Answers that carry values or keys (GET,
+ * COMPARE_SET, MULTI_GET, QUEUE_POP, LIST_KEYS) are encoded by {@link AnswerPart} as the socket
+ * takes them. SET, APPEND, MULTI_SET, QUEUE_PUSH and VALIDATE have no answer.
+ */
 final class ResponseEncoder {
 
     private ResponseEncoder() {}
-
-    /** GET: uint64 length + bytes. */
-    static Buffer value(byte[] value) {
-        return Buffer.buffer(8 + value.length).appendLongLE(value.length).appendBytes(value);
-    }
 
     /** ADD (new value), GETNUMKEYS, DELETE_KEY (number deleted): int64. */
     static Buffer int64(long value) {
@@ -37,30 +34,5 @@ final class ResponseEncoder {
     /** PING: the uint32 nonce echoed. */
     static Buffer pong(int nonce) {
         return Buffer.buffer(4).appendIntLE(nonce);
-    }
-
-    /** MULTI_GET: one length-prefixed value per key, in order. */
-    static Buffer values(List<byte[]> values) {
-        Buffer frame = Buffer.buffer();
-        for (byte[] value : values) {
-            frame.appendLongLE(value.length).appendBytes(value);
-        }
-        return frame;
-    }
-
-    /** QUEUE_POP: int64 queue length before the pop, then the value if there was one. */
-    static Buffer popped(long lengthBefore, byte[] valueOrNull) {
-        Buffer frame = Buffer.buffer().appendLongLE(lengthBefore);
-        return valueOrNull == null ? frame : frame.appendLongLE(valueOrNull.length).appendBytes(valueOrNull);
-    }
-
-    /** LIST_KEYS: int64 count, then each wire key as a length-prefixed string (ISO-8859-1 = the original bytes). */
-    static Buffer keys(List<String> keys) {
-        Buffer frame = Buffer.buffer().appendLongLE(keys.size());
-        for (String key : keys) {
-            byte[] bytes = key.getBytes(StandardCharsets.ISO_8859_1);
-            frame.appendLongLE(bytes.length).appendBytes(bytes);
-        }
-        return frame;
     }
 }

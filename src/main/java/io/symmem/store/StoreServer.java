@@ -52,6 +52,7 @@ public final class StoreServer implements AutoCloseable {
     private final StoreLimits limits;
     private final StoreEventLoop loop;
     private final Context context;
+    private final NextTurn nextTurn;
     private final StoreState state = new StoreState();
     private final StoreMembers members = new StoreMembers(state);
     private final StoreStatistics statistics = new StoreStatistics();
@@ -87,6 +88,7 @@ public final class StoreServer implements AutoCloseable {
         // One event loop of its own serves every connection and the state (see StoreEventLoop).
         this.loop = StoreEventLoop.create(vertx, spinNanos);
         this.context = loop.context();
+        this.nextTurn = new NextTurn(context);
     }
 
     /** A server whose address is given later, to {@link #listen(String, int)}. */
@@ -151,7 +153,8 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void accept(NetSocket socket) {
-        StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler);
+        StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler,
+                context, nextTurn);
         connections.add(connection);
         statistics.accepted();
         socket.handler(connection::onData);
@@ -173,8 +176,19 @@ public final class StoreServer implements AutoCloseable {
      * Applies the requests the connections decoded, once per read batch: {@link #schedule} runs a pass
      * as a task on the server's context, and the event loop runs tasks only after it has read every
      * socket that was ready. Confined to the server's context.
+     *
+     * <p>A pass works in rounds (every connection's answerless requests that may run, then one answered
+     * request per connection). After a round that ends past {@link #PASS_BUDGET_NANOS}, the pass stops
+     * and the rest is applied by a pass queued behind the loop's next look at the sockets
+     * ({@link NextTurn}), so a client that pipelines thousands of requests cannot keep the others
+     * waiting for the whole of them. The order guarantee is kept: a round always applies its phase 1
+     * in full before any request with an answer, and a cut pass resumes with phase 1. What a single
+     * request costs is not cut (each request is atomic): a MULTI_SET of 65,536 keys is one step.
      */
     final class Scheduler {
+        /** How long one pass may run before it lets the loop read the sockets again. */
+        static final long PASS_BUDGET_NANOS = 1_000_000;
+
         private List<StoreServerConnection> withWork = new ArrayList<>();
         private boolean passQueued;
         private boolean inPass;
@@ -193,46 +207,59 @@ public final class StoreServer implements AutoCloseable {
         private void pass() {
             passQueued = false;
             inPass = true;
+            long deadline = System.nanoTime() + PASS_BUDGET_NANOS;
+            List<StoreServerConnection> round = new ArrayList<>();
             List<StoreServerConnection> touched = new ArrayList<>();
+            boolean cut = false;
             try {
-                while (!withWork.isEmpty()) {
-                    List<StoreServerConnection> round = withWork;
-                    withWork = new ArrayList<>();
+                boolean progress = absorb(round, touched);
+                while (progress) {
+                    progress = false;
                     for (StoreServerConnection connection : round) {
-                        connection.scheduled = false;
-                        touched.add(connection);
+                        progress |= connection.applyUnanswered();
                     }
-                    boolean progress = true;
-                    while (progress) {
-                        progress = false;
-                        for (StoreServerConnection connection : round) {
-                            progress |= connection.applyUnanswered();
-                        }
-                        for (StoreServerConnection connection : round) {
-                            progress |= connection.applyOneAnswered();
-                        }
-                        if (!withWork.isEmpty()) {
-                            // Connections released by a set in this round (or newly readable): serve them
-                            // too, after the phase-1 writes of this round.
-                            for (StoreServerConnection connection : withWork) {
-                                connection.scheduled = false;
-                                if (!round.contains(connection)) {
-                                    round = new ArrayList<>(round);
-                                    round.add(connection);
-                                    touched.add(connection);
-                                }
-                            }
-                            withWork = new ArrayList<>();
-                            progress = true;
-                        }
+                    for (StoreServerConnection connection : round) {
+                        progress |= connection.applyOneAnswered();
+                    }
+                    // Connections released by a set in this round (or newly readable): serve them too,
+                    // after the phase-1 writes of this round.
+                    progress |= absorb(round, touched);
+                    if (progress && System.nanoTime() - deadline > 0) {
+                        cut = true;
+                        break;
                     }
                 }
             } finally {
                 inPass = false;
+                if (cut) {
+                    for (StoreServerConnection connection : round) {
+                        if (connection.hasWork() && !connection.scheduled) {
+                            connection.scheduled = true;
+                            withWork.add(connection);
+                        }
+                    }
+                    passQueued = nextTurn.run(this::pass);
+                }
                 for (StoreServerConnection connection : touched) {
                     connection.flush();
                 }
             }
+        }
+
+        /** Moves the connections scheduled since into {@code round}; true if there were any. */
+        private boolean absorb(List<StoreServerConnection> round, List<StoreServerConnection> touched) {
+            if (withWork.isEmpty()) {
+                return false;
+            }
+            for (StoreServerConnection connection : withWork) {
+                connection.scheduled = false;
+                if (!round.contains(connection)) {
+                    round.add(connection);
+                    touched.add(connection);
+                }
+            }
+            withWork = new ArrayList<>();
+            return true;
         }
     }
 
@@ -275,7 +302,14 @@ public final class StoreServer implements AutoCloseable {
     /** Key count, connections and operations served per type, read on the server's context. */
     public Uni<StoreStats> stats() {
         Promise<StoreStats> snapshot = Promise.promise();
-        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state)));
+        onContext(snapshot, () -> snapshot.complete(statistics.snapshot(state, connections)));
+        return fromFuture(snapshot.future());
+    }
+
+    /** Every open TCP connection's queues (answers unsent, requests held) and whether it is paused; read on the server's context. */
+    public Uni<List<StoreConnectionStats>> connectionStats() {
+        Promise<List<StoreConnectionStats>> snapshot = Promise.promise();
+        onContext(snapshot, () -> snapshot.complete(connections.stream().map(StoreServerConnection::stats).toList()));
         return fromFuture(snapshot.future());
     }
 

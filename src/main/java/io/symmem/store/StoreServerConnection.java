@@ -1,7 +1,10 @@
 package io.symmem.store;
 
+import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.impl.NetSocketInternal;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import org.jboss.logging.Logger;
@@ -20,8 +23,17 @@ import org.jboss.logging.Logger;
  * client may pipeline WAIT and GET in one write.
  *
  * <p>A bad frame closes this connection and no other: the offending peer is logged with its address.
+ *
+ * <p><b>Backpressure.</b> Answers go through an {@link AnswerQueue}. While its unsent answers are at
+ * the soft bound, the connection is not read from and its requests that have an answer are not
+ * applied (they would only add to the queue); requests without an answer already read are still
+ * applied in order (they cost no answer, and a set of this client may release its own wait). Reading
+ * also stops while the requests read but not yet applied (held behind a pending WAIT) reach the same
+ * bound, so neither side of a connection can grow without bound. A pending WAIT is not affected: it
+ * is answered when its keys appear (a byte beyond the bound), and the time limit that closes a stuck
+ * connection counts only while answers wait for the socket, never while the client merely waits.
  */
-final class StoreServerConnection {
+final class StoreServerConnection implements AnswerQueue.Owner {
 
     private static final Logger LOG = Logger.getLogger(StoreServerConnection.class);
 
@@ -30,13 +42,17 @@ final class StoreServerConnection {
     private final StoreStatistics statistics;
     private final StoreServer.Scheduler scheduler;
     private final StoreMembers members;
+    private final StoreLimits limits;
+    private final Context context;
     private final RequestDecoder decoder;
     private final String remote;
     private final FrameInput input = new FrameInput();
     /** Decoded, not yet applied, in arrival order. */
-    private final ArrayDeque<StoreRequest> pending = new ArrayDeque<>();
-    /** Answers produced during one scheduler pass, written in one go at its end. */
-    private Buffer out;
+    private final ArrayDeque<Decoded> pending = new ArrayDeque<>();
+    /** Wire bytes of the requests in {@link #pending}. */
+    private long pendingBytes;
+    /** Answers not yet taken by the socket. */
+    private final AnswerQueue answers;
     private boolean validated;
     private boolean closing;
     /** onClosed ran: waits dropped and member keys released (once, whichever close came first). */
@@ -45,18 +61,28 @@ final class StoreServerConnection {
     private boolean waiting;
     /** Why a frame could not be decoded; the connection is closed once the requests before it are applied. */
     private String broken;
+    /** The socket is paused (see backpressure above). */
+    private boolean readPaused;
+    /** A request with an answer was left unapplied because the answer queue was full. */
+    private boolean heldByAnswers;
     /** Already in the scheduler's list of connections with work. */
     boolean scheduled;
 
+    /** A decoded request and the bytes its frame took on the wire. */
+    private record Decoded(StoreRequest request, long frameBytes) {}
+
     StoreServerConnection(NetSocket socket, StoreState state, StoreMembers members, StoreStatistics statistics,
-                          StoreLimits limits, StoreServer.Scheduler scheduler) {
+                          StoreLimits limits, StoreServer.Scheduler scheduler, Context context, NextTurn nextTurn) {
         this.socket = socket;
         this.state = state;
         this.members = members;
         this.statistics = statistics;
         this.scheduler = scheduler;
+        this.limits = limits;
+        this.context = context;
         this.decoder = new RequestDecoder(limits);
         this.remote = String.valueOf(socket.remoteAddress());
+        this.answers = new AnswerQueue(socket, context, nextTurn, limits, this);
     }
 
     String remote() {
@@ -72,12 +98,14 @@ final class StoreServerConnection {
         try {
             StoreRequest request;
             while ((request = decoder.next(input)) != null) {
-                pending.addLast(request);
+                pending.addLast(new Decoded(request, decoder.lastFrameBytes()));
+                pendingBytes += decoder.lastFrameBytes();
             }
         } catch (StoreProtocolException e) {
             broken = e.getMessage();
         }
         input.discardConsumed();
+        updateReading();
         scheduler.schedule(this);
     }
 
@@ -89,13 +117,91 @@ final class StoreServerConnection {
         released = true;
         closing = true;
         pending.clear();
+        pendingBytes = 0;
+        answers.release();
         state.cancelWaits(this);
         members.onClosed(this, remote);
     }
 
+    /** Closes the connection after the answers already queued (server stop). */
     void close() {
         closing = true;
+        closeAfterFlush();
+    }
+
+    /**
+     * Vert.x closes a socket only once what was written before has gone out: a client that reads
+     * nothing would keep it open for ever. Such a close is cut short after the drain time limit.
+     */
+    private void closeAfterFlush() {
         socket.close();
+        if (answers.queued() > 0) {
+            ((ContextInternal) context).setTimer(limits.answerDrainTimeout().toMillis(), t -> abort());
+        }
+    }
+
+    /**
+     * Closes the socket now, dropping what was queued for it. Not socket.close() nor channel().close():
+     * both go through Vert.x's handler, which first waits for the queued bytes to go out; closing from
+     * Vert.x's handler context goes past it, to the socket.
+     */
+    private void abort() {
+        ((NetSocketInternal) socket).channelHandlerContext().close();
+    }
+
+    /** The answer queue passed the hard bound, or has not drained within the time limit. */
+    @Override
+    public void stuck(String why) {
+        if (released) {
+            return;
+        }
+        LOG.warnf("store: closing connection from %s: %s", remote, why);
+        statistics.closedStuck();
+        onClosed();
+        abort();
+    }
+
+    /** The answer queue fell to half its bound: read and apply again. */
+    @Override
+    public void drained() {
+        if (closing) {
+            return;
+        }
+        LOG.debugf("store: connection from %s drained its answers; reading it again", remote);
+        updateReading();
+        if (heldByAnswers) {
+            heldByAnswers = false;
+            scheduler.schedule(this);
+        }
+    }
+
+    /**
+     * Pauses or resumes reading: paused while the answer queue is backed up or the requests held
+     * unapplied reach the soft bound, resumed when both are at half of it (hysteresis, so that a
+     * client at the bound is not paused and resumed for every answer).
+     */
+    private void updateReading() {
+        if (closing) {
+            return;
+        }
+        long bound = limits.answerQueueBytes();
+        boolean pause = answers.backedUp() || pendingBytes >= bound || (readPaused && pendingBytes > bound / 2);
+        if (pause == readPaused) {
+            return;
+        }
+        readPaused = pause;
+        if (pause) {
+            LOG.debugf("store: pausing connection from %s: %d answer bytes unsent, %d request bytes held",
+                    remote, answers.unsent(), pendingBytes);
+            socket.pause();
+        } else {
+            socket.resume();
+        }
+    }
+
+    /** This connection's figures, for diagnostics. */
+    StoreConnectionStats stats() {
+        return new StoreConnectionStats(remote, answers.queued(), answers.unsent(), pendingBytes, answers.backedUp(), readPaused);
     }
 
     boolean hasWork() {
@@ -114,21 +220,18 @@ final class StoreServerConnection {
         boolean progress = false;
         try {
             if (!waiting) {
-                while (!pending.isEmpty() && !expectsAnswer(pending.peekFirst())) {
-                    apply(pending.pollFirst());
+                while (!pending.isEmpty() && !expectsAnswer(pending.peekFirst().request())) {
+                    apply(take());
                     progress = true;
                 }
             } else {
-                Iterator<StoreRequest> queued = pending.iterator();
+                Iterator<Decoded> queued = pending.iterator();
                 while (queued.hasNext() && waiting) {
-                    StoreRequest request = queued.next();
-                    if (request instanceof StoreRequest.CancelWait) {
+                    Decoded next = queued.next();
+                    if (next.request() instanceof StoreRequest.CancelWait || !expectsAnswer(next.request())) {
                         queued.remove();
-                        apply(request);
-                        progress = true;
-                    } else if (!expectsAnswer(request)) {
-                        queued.remove();
-                        apply(request);
+                        pendingBytes -= next.frameBytes();
+                        apply(next.request());
                         progress = true;
                     }
                 }
@@ -140,14 +243,27 @@ final class StoreServerConnection {
         return progress;
     }
 
-    /** Phase 2 of a pass: applies the next request that expects an answer, unless a WAIT holds them back. */
+    private StoreRequest take() {
+        Decoded next = pending.pollFirst();
+        pendingBytes -= next.frameBytes();
+        return next.request();
+    }
+
+    /**
+     * Phase 2 of a pass: applies the next request that expects an answer, unless a WAIT holds them
+     * back or the answer queue is full (then {@link #drained()} asks for another pass).
+     */
     boolean applyOneAnswered() {
         if (closing) {
             return false;
         }
         if (!waiting && !pending.isEmpty()) {
+            if (!answers.accepting()) {
+                heldByAnswers = true;
+                return false;
+            }
             try {
-                apply(pending.pollFirst());
+                apply(take());
             } catch (StoreProtocolException e) {
                 reject(e.getMessage());
             }
@@ -160,14 +276,17 @@ final class StoreServerConnection {
         return false;
     }
 
-    /** Writes the answers of this pass in one go. */
+    /** Writes what the socket can take of this pass's answers, and reads again if the requests held went down. */
     void flush() {
-        if (out != null) {
-            Buffer answers = out;
-            out = null;
-            if (!closing) {
-                socket.write(answers);
-            }
+        if (closing) {
+            return;
+        }
+        answers.flush();
+        updateReading();
+        if (heldByAnswers && answers.accepting()) {
+            // The socket took everything at once: go on without waiting for a drain.
+            heldByAnswers = false;
+            scheduler.schedule(this);
         }
     }
 
@@ -178,11 +297,7 @@ final class StoreServerConnection {
     }
 
     private void answer(Buffer frame) {
-        if (out == null) {
-            out = frame;
-        } else {
-            out.appendBuffer(frame);
-        }
+        answers.add(frame);
     }
 
     /** A WAIT of this connection was satisfied (called by {@link StoreState}, possibly from another connection's request). */
@@ -214,7 +329,7 @@ final class StoreServerConnection {
             state.set(set.key(), set.value());
             members.onSet(this, set.key());
         } else if (request instanceof StoreRequest.Get get) {
-            answer(ResponseEncoder.value(state.get(get.key())));
+            answers.addValue(state.get(get.key()));
         } else if (request instanceof StoreRequest.Add add) {
             answer(ResponseEncoder.int64(state.add(add.key(), add.delta())));
         } else if (request instanceof StoreRequest.Check check) {
@@ -239,22 +354,25 @@ final class StoreServerConnection {
         } else if (request instanceof StoreRequest.Ping ping) {
             answer(ResponseEncoder.pong(ping.nonce()));
         } else if (request instanceof StoreRequest.CompareSet compareSet) {
-            answer(ResponseEncoder.value(state.compareSet(compareSet.key(), compareSet.expected(), compareSet.desired())));
+            answers.addValue(state.compareSet(compareSet.key(), compareSet.expected(), compareSet.desired()));
         } else if (request instanceof StoreRequest.Append append) {
             state.append(append.key(), append.value());
         } else if (request instanceof StoreRequest.MultiGet multiGet) {
-            answer(ResponseEncoder.values(state.getAll(multiGet.keys())));
+            answers.addValues(state.getAll(multiGet.keys()));
         } else if (request instanceof StoreRequest.MultiSet multiSet) {
             state.setAll(multiSet.keys(), multiSet.values());
         } else if (request instanceof StoreRequest.QueuePush push) {
             state.queuePush(push.key(), push.value());
         } else if (request instanceof StoreRequest.QueuePop pop) {
             StoreState.Popped popped = state.queuePop(pop.key());
-            answer(ResponseEncoder.popped(popped.lengthBefore(), popped.value()));
+            answer(ResponseEncoder.int64(popped.lengthBefore()));
+            if (popped.value() != null) {
+                answers.addValue(popped.value());
+            }
         } else if (request instanceof StoreRequest.QueueLen len) {
             answer(ResponseEncoder.int64(state.queueLength(len.key())));
         } else if (request instanceof StoreRequest.ListKeys) {
-            answer(ResponseEncoder.keys(state.keys()));
+            answers.addKeys(state.keys());
         } else if (request instanceof StoreRequest.Validate) {
             throw new StoreProtocolException("VALIDATE sent twice");
         } else {
@@ -264,8 +382,8 @@ final class StoreServerConnection {
 
     private void reject(String reason) {
         LOG.warnf("store: closing connection from %s: %s", remote, reason);
-        flush(); // answers to the requests applied before the bad one
+        answers.flush(); // answers to the requests applied before the bad one
         onClosed();
-        socket.close();
+        closeAfterFlush();
     }
 }

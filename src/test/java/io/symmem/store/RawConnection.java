@@ -21,7 +21,20 @@ final class RawConnection implements AutoCloseable {
     private final DataInputStream in;
 
     RawConnection(int port) throws IOException {
-        socket = new Socket(StoreTestSupport.HOST, port);
+        this(port, 0);
+    }
+
+    /**
+     * With {@code receiveBufferBytes} > 0, a small kernel receive buffer (set before connecting, so the
+     * window is small from the start): a client that does not read then holds up the server after a
+     * few KiB instead of the megabytes loopback buffers take.
+     */
+    RawConnection(int port, int receiveBufferBytes) throws IOException {
+        socket = new Socket();
+        if (receiveBufferBytes > 0) {
+            socket.setReceiveBufferSize(receiveBufferBytes);
+        }
+        socket.connect(new java.net.InetSocketAddress(StoreTestSupport.HOST, port), 3000);
         // As every TCPStore client does (PyTorch's included): without it the kernel may hold a small
         // SET back (Nagle) until the server acknowledges the previous one, and the SET reaches the
         // server after a CHECK sent later on another socket.
@@ -74,6 +87,11 @@ final class RawConnection implements AutoCloseable {
         return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
     }
 
+    /** The local port: how the server names this connection ("127.0.0.1:port"). */
+    int localPort() {
+        return socket.getLocalPort();
+    }
+
     byte[] readVector() throws IOException {
         byte[] bytes = new byte[(int) readLong()];
         in.readFully(bytes);
@@ -85,6 +103,21 @@ final class RawConnection implements AutoCloseable {
         try {
             return in.read() == -1;
         } catch (EOFException | java.net.SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    /** Reads whatever is left; true if the server closed the connection (EOF or reset) within the socket timeout. */
+    boolean readsToTheEnd() throws IOException {
+        byte[] sink = new byte[64 * 1024];
+        try {
+            while (in.read(sink) >= 0) {
+                // answers the client did not read before: dropped
+            }
+            return true;
+        } catch (java.net.SocketException e) {
             return true;
         } catch (SocketTimeoutException e) {
             return false;
