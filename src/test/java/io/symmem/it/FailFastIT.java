@@ -2,11 +2,7 @@ package io.symmem.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class FailFastIT {
     private static final Map<String, String> LONG_DEADLINES = Map.of("SYMMEM_TIMEOUT_COLLECTIVE", "300s",
             "SYMMEM_TIMEOUT_BARRIER", "300s", "SYMMEM_TIMEOUT_RENDEZVOUS", "300s", "SYMMEM_TIMEOUT_STORE", "300s");
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final RankHttp http = new RankHttp();
 
     private static Map<String, String> env(int rank, int world, int store, int httpBase) {
         Map<String, String> env = new HashMap<>(LONG_DEADLINES);
@@ -95,17 +91,17 @@ class FailFastIT {
                 ranks.add(RankProcess.start("serve" + r, env(r, 3, store, httpBase), "serve"));
             }
             for (int r = 0; r < 3; r++) {
-                awaitHttp(httpBase + r, "/q/health/ready", 200, "UP", 120);
+                http.await(httpBase + r, "/q/health/ready", 200, "UP", 120);
             }
             ranks.get(2).kill();
             for (int r = 0; r < 2; r++) {
-                HttpResponse<String> ready = awaitHttp(httpBase + r, "/q/health/ready", 503, "\"ranksGone\": \"[2]\"", 30);
+                HttpResponse<String> ready = http.await(httpBase + r, "/q/health/ready", 503, "\"ranksGone\": \"[2]\"", 30);
                 assertThat(ready.body()).contains("\"state\": \"LOST\"").contains("rank 2 is gone");
-                assertThat(get(httpBase + r, "/q/health/live").statusCode()).isEqualTo(200);
+                assertThat(http.get(httpBase + r, "/q/health/live").statusCode()).isEqualTo(200);
                 assertThat(ranks.get(r).isAlive()).isTrue();
             }
             ranks.get(0).kill(); // the store host: rank 1 names it too
-            awaitHttp(httpBase + 1, "/q/health/ready", 503, "\"ranksGone\": \"[0, 2]\"", 30);
+            http.await(httpBase + 1, "/q/health/ready", 503, "\"ranksGone\": \"[0, 2]\"", 30);
         } finally {
             ranks.forEach(RankProcess::close);
         }
@@ -120,28 +116,5 @@ class FailFastIT {
                     .containsPattern("round +2: (store|idle)").contains("detected").contains("named");
             assertThat(code).as(chaos.output()).isZero();
         }
-    }
-
-    private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5))
-                .build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private HttpResponse<String> awaitHttp(int port, String path, int status, String text, long seconds) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        HttpResponse<String> last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = get(port, path);
-                if (last.statusCode() == status && last.body().contains(text)) {
-                    return last;
-                }
-            } catch (java.io.IOException notYetListening) {
-                // starting
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("GET " + path + " on " + port + " never answered " + status + " with '" + text + "'; last: "
-                + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
     }
 }

@@ -2,11 +2,7 @@ package io.symmem.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,38 +10,20 @@ import org.junit.jupiter.api.Test;
 
 /** A rank served over HTTP: /v1/info and readiness, before and after the world rendezvous; store metrics, read live. */
 class ServeIT {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final RankHttp http = new RankHttp();
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.get(port, path);
     }
 
-    /** Polls until the rank answers (it is starting) or the deadline passes. */
     private HttpResponse<String> await(int port, String path, int status, long seconds) throws Exception {
-        return await(port, path, status, "", seconds);
+        return http.await(port, path, status, "", seconds);
     }
 
-    /** Polls until the rank answers {@code status} with a body containing {@code text}. */
     private HttpResponse<String> await(int port, String path, int status, String text, long seconds) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        HttpResponse<String> last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = get(port, path);
-                if (last.statusCode() == status && last.body().contains(text)) {
-                    return last;
-                }
-            } catch (java.io.IOException notYetListening) {
-                // the rank is still starting
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("GET " + path + " on port " + port + " never answered " + status + " with '" + text + "'; last: "
-                + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
+        return http.await(port, path, status, text, seconds);
     }
 
-    /** The value of the Prometheus sample {@code name} whose labels contain {@code label}; fails when there is none. */
     private static double value(String metrics, String name, String label) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? (\\S+)$").matcher(metrics);
         while (m.find()) {
@@ -93,10 +71,7 @@ class ServeIT {
                 assertThat(sets).as(metrics).isGreaterThanOrEqualTo(1);
                 // Exact at the moment of the scrape: a key set through rank 0 (applied when the PUT answers)
                 // is in the very next one.
-                HttpResponse<String> put = http.send(HttpRequest.newBuilder(
-                                URI.create("http://127.0.0.1:" + base + "/v1/store/keys/serve-it/metrics"))
-                        .header("Content-Type", "application/octet-stream").timeout(Duration.ofSeconds(5))
-                        .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1})).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> put = http.put(base, "/v1/store/keys/serve-it/metrics", new byte[] {1});
                 assertThat(put.statusCode()).as(put.body()).isEqualTo(204);
                 String after = get(base, "/q/metrics").body();
                 assertThat(value(after, "symmem_store_keys", "")).as(after).isEqualTo(keys + 1);
