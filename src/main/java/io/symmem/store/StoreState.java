@@ -121,6 +121,14 @@ final class StoreState {
 
     /** Sets every pair; nothing else runs in between, so other requests see all or none of them. */
     void setAll(List<String> keys, List<byte[]> newValues) {
+        if (waitersByKey.isEmpty()) {
+            // The common case, and one step that holds the event loop (a MULTI_SET is atomic): no waiter
+            // to look up per key.
+            for (int i = 0; i < keys.size(); i++) {
+                values.put(keys.get(i), newValues.get(i));
+            }
+            return;
+        }
         for (int i = 0; i < keys.size(); i++) {
             set(keys.get(i), newValues.get(i));
         }
