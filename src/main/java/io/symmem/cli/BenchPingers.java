@@ -99,6 +99,11 @@ final class BenchPingers implements AutoCloseable {
 
     /** Figures of the pings due in [{@code from}, {@code to}) (System.nanoTime() values); call after {@link #close()}. */
     Window between(long from, long to) {
+        return within(List.of(new long[] {from, to}));
+    }
+
+    /** Figures of the pings due in any of the windows ({from, to} pairs); call after {@link #close()}. */
+    Window within(List<long[]> windows) {
         long[] rtt = new long[total()];
         long[] late = new long[rtt.length];
         int n = 0;
@@ -107,7 +112,7 @@ final class BenchPingers implements AutoCloseable {
         int sent = 0;
         for (Samples s : samples) {
             for (int i = 0; i < s.n; i++) {
-                if (s.due[i] - from >= 0 && s.due[i] - to < 0) {
+                if (inAny(s.due[i], windows)) {
                     if (s.roundTrip[i] >= 0) {
                         rtt[sent++] = s.roundTrip[i];
                     }
@@ -118,6 +123,15 @@ final class BenchPingers implements AutoCloseable {
             firstError = firstError != null ? firstError : s.firstError;
         }
         return new Window(BenchStats.of(rtt, sent), BenchStats.of(late, n), errors, firstError);
+    }
+
+    private static boolean inAny(long due, List<long[]> windows) {
+        for (long[] w : windows) {
+            if (due - w[0] >= 0 && due - w[1] < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int total() {

@@ -290,6 +290,11 @@ final class StoreState {
     }
 
     private void wakeWaitersOn(String key) {
+        if (waitersByKey.isEmpty()) {
+            // The common case, and cheaper than a lookup per key: a MULTI_SET of 65,536 keys is one
+            // atomic step that holds the event loop (8-11 ms instead of 14-18 ms on the 2-core machine).
+            return;
+        }
         List<Waiter> onKey = waitersByKey.remove(key);
         if (onKey == null) {
             return;
