@@ -1,0 +1,435 @@
+// The shared part of the GPU-memory buffers (cuda/device_buffer.h): kernels, signals, error
+// record, copies, algorithm choice, peer checks. Nothing here allocates or maps the data memory.
+#include "cuda/device_buffer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/abort.h"
+#include "core/status.h"
+#include "cuda/kernels.h"
+
+namespace symmem::cuda {
+
+#define SYMMEM_CU(call, ...)                                          \
+  do {                                                                \
+    CUresult symmem_cu_r_ = (call);                                   \
+    if (symmem_cu_r_ != CUDA_SUCCESS) return fail_cu(symmem_cu_r_, __VA_ARGS__); \
+  } while (0)
+#define SYMMEM_RT(call, ...)                                          \
+  do {                                                                \
+    cudaError_t symmem_rt_e_ = (call);                                \
+    if (symmem_rt_e_ != cudaSuccess) return fail_rt(symmem_rt_e_, __VA_ARGS__); \
+  } while (0)
+
+namespace {
+
+uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+// The process's abort word for device code: pinned, mapped into every device's address space
+// (portable), allocated once on the first buffer and kept for the life of the process (4 bytes),
+// registered with the core so that symmem_abort sets it. Returns its device address, or an error.
+symmem_status abort_word_for_devices(const uint32_t** out) {
+  static std::mutex mutex;
+  static uint32_t* host = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (host == nullptr) {
+    void* p = nullptr;
+    SYMMEM_RT(cudaHostAlloc(&p, sizeof(uint32_t), cudaHostAllocMapped | cudaHostAllocPortable),
+              "cudaHostAlloc(abort word)");
+    host = static_cast<uint32_t*>(p);
+    register_abort_word(host);
+  }
+  void* dev = nullptr;
+  SYMMEM_RT(cudaHostGetDevicePointer(&dev, host, 0), "cudaHostGetDevicePointer(abort word)");
+  *out = static_cast<const uint32_t*>(dev);
+  return SYMMEM_OK;
+}
+
+const char* op_name(uint32_t op) {
+  switch (op) {
+    case kOpBarrier: return "barrier";
+    case kOpPutSignal: return "put_signal";
+    case kOpWaitSignal: return "wait_signal";
+    case kOpAllReduceOneShot: return "all_reduce one-shot";
+    case kOpAllReduceTwoShot: return "all_reduce two-shot";
+    case kOpAllGather: return "all_gather";
+    case kOpReduceScatter: return "reduce_scatter";
+    default: return "device wait";
+  }
+}
+
+}  // namespace
+
+std::string uuid_text(const uint8_t* u) {
+  char b[48];
+  std::snprintf(b, sizeof b,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                u[14], u[15]);
+  return b;
+}
+
+symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes,
+                                  uint64_t* pad_region, uint64_t* total) {
+  if (size_bytes > (uint64_t{1} << 50))
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "size_bytes %llu is too large",
+                static_cast<unsigned long long>(size_bytes));
+  CUmemAllocationProp ap;
+  std::memset(&ap, 0, sizeof ap);
+  ap.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  ap.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  ap.location.id = device;
+  ap.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t gran = 0;
+  SYMMEM_CU(d->MemGetAllocationGranularity(&gran, &ap, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+            "cuMemGetAllocationGranularity(device %d)", device);
+  *pad_region = round_up(kPadUsedBytes, gran);
+  *total = *pad_region + round_up(size_bytes, gran);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::set_device() {
+  SYMMEM_RT(cudaSetDevice(device_), "cudaSetDevice(%d)", device_);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t size_bytes,
+                                       uint64_t pad_region, uint64_t total, CUdeviceptr local) {
+  drv_ = d;
+  device_ = device;
+  requested_ = size_bytes;
+  pad_region_ = pad_region;
+  total_ = total;
+  local_ = local;
+  SYMMEM_TRY(set_device());
+  cudaDeviceProp prop;
+  SYMMEM_RT(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties(%d)", device);
+  std::memcpy(uuid_, prop.uuid.bytes, 16);
+  SYMMEM_RT(cudaStreamCreate(&stream_), "cudaStreamCreate");
+  SYMMEM_RT(cudaHostAlloc(reinterpret_cast<void**>(&err_host_), sizeof(ErrorRecord),
+                          cudaHostAllocMapped),
+            "cudaHostAlloc(error record)");
+  std::memset(const_cast<ErrorRecord*>(err_host_), 0, sizeof(ErrorRecord));
+  SYMMEM_RT(cudaHostGetDevicePointer(reinterpret_cast<void**>(&err_dev_), err_host_, 0),
+            "cudaHostGetDevicePointer(error record)");
+  SYMMEM_TRY(abort_word_for_devices(&abort_dev_));
+  // Signal pads, flags, epochs and claim start at zero; then the header.
+  void* pad = reinterpret_cast<void*>(local_);
+  SYMMEM_RT(cudaMemset(pad, 0, kHeaderOff), "cudaMemset(signal pad)");
+  Header h;
+  std::memset(&h, 0, sizeof h);
+  h.magic = kMagic;
+  h.layout_version = 1;
+  h.requested_bytes = size_bytes;
+  h.total_bytes = total_;
+  std::memcpy(h.uuid, uuid_, 16);
+  h.device = device;
+  h.pid = static_cast<int32_t>(getpid());
+  SYMMEM_RT(cudaMemcpy(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h, cudaMemcpyHostToDevice),
+            "cudaMemcpy(header)");
+  SYMMEM_RT(cudaDeviceSynchronize(), "cudaDeviceSynchronize after alloc");
+  return SYMMEM_OK;
+}
+
+void DeviceBuffer::quiesce() {
+  if (device_ >= 0) cudaSetDevice(device_);
+  cudaDeviceSynchronize();
+  cudaGetLastError();
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  quiesce();
+  if (dev_pads_ != nullptr) cudaFree(dev_pads_);
+  if (err_host_ != nullptr) cudaFreeHost(err_host_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  cudaGetLastError();
+}
+
+symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_base,
+                                              const char* how_reached,
+                                              std::array<uint8_t, 16>* uuid) {
+  Header h2;
+  SYMMEM_RT(cudaMemcpy(&h2, reinterpret_cast<void*>(peer_base + kHeaderOff), sizeof h2,
+                       cudaMemcpyDeviceToHost),
+            "reading rank %d's buffer header (%s)", r, how_reached);
+  if (h2.magic != kMagic || h2.layout_version != 1)
+    return fail(SYMMEM_ERR_MISMATCH, "%s is not a symmem buffer of this backend (bad header)",
+                how_reached);
+  if (h2.requested_bytes != requested_)
+    return fail(SYMMEM_ERR_MISMATCH, "rank %d's buffer is %llu bytes, this rank's is %llu", r,
+                static_cast<unsigned long long>(h2.requested_bytes),
+                static_cast<unsigned long long>(requested_));
+  std::memcpy(uuid->data(), h2.uuid, 16);
+  if (!overlapping_devices_allowed() && std::memcmp(h2.uuid, uuid_, 16) == 0)
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                "ranks %d and %d both use GPU %s (device %d here, device %d in rank %d's "
+                "process): one GPU per rank, or set SYMMEM_ALLOW_OVERLAPPING_DEVICES=1",
+                std::min(r, rank), std::max(r, rank), uuid_text(uuid_).c_str(), device_, h2.device,
+                r);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::finish_binding(int rank, int world,
+                                           const std::vector<CUdeviceptr>& bases,
+                                           std::vector<std::array<uint8_t, 16>> uuids) {
+  std::memcpy(uuids[rank].data(), uuid_, 16);
+  // The device array of public pads, for the signal kernels.
+  std::vector<uint32_t*> pads(world);
+  for (int r = 0; r < world; ++r) pads[r] = reinterpret_cast<uint32_t*>(r == rank ? local_ : bases[r]);
+  uint32_t** dev = nullptr;
+  SYMMEM_RT(cudaMalloc(&dev, world * sizeof(uint32_t*)), "cudaMalloc(pad table)");
+  cudaError_t e = cudaMemcpy(dev, pads.data(), world * sizeof(uint32_t*), cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) {
+    cudaFree(dev);
+    return fail_rt(e, "cudaMemcpy(pad table)");
+  }
+  dev_pads_ = dev;
+  bases_ = bases;
+  bases_[rank] = local_;
+  peer_uuid_ = std::move(uuids);
+  rank_ = rank;
+  world_ = world;
+  return SYMMEM_OK;
+}
+
+bool DeviceBuffer::overlaps(const void* p, size_t n) const {
+  const uint64_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + (n == 0 ? 1 : n);
+  auto hits = [&](CUdeviceptr va) { return va != 0 && lo < va + total_ && va < hi; };
+  if (hits(local_)) return true;
+  for (CUdeviceptr va : bases_)
+    if (hits(va)) return true;
+  return false;
+}
+
+symmem_status DeviceBuffer::copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) {
+  // Wait for all work on the device, copy, and wait until the data has landed, so peers' next
+  // kernels read it.
+  SYMMEM_TRY(set_device());
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize");
+  SYMMEM_RT(cudaMemcpy(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
+                       cudaMemcpyHostToDevice),
+            "symmem_buffer_copy_in: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+            static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize after copy");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) {
+  SYMMEM_TRY(set_device());
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_out: cudaDeviceSynchronize");
+  SYMMEM_TRY(check());  // a device-side timeout of earlier work: the data is not a result
+  SYMMEM_RT(cudaMemcpy(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset), bytes,
+                       cudaMemcpyDeviceToHost),
+            "symmem_buffer_copy_out: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+            static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::device_uuid(int r, uint8_t out[16]) {
+  std::memcpy(out, r == SYMMEM_RANK_SELF || r == rank_ ? uuid_ : peer_uuid_[r].data(), 16);
+  return SYMMEM_OK;
+}
+
+SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
+  SigArgs a;
+  a.pads = dev_pads_;
+  a.claim = reinterpret_cast<uint32_t*>(local_ + kClaimOff);
+  a.err = err_dev_;
+  a.abort = abort_dev_;
+  a.rank = rank_;
+  a.world = world_;
+  a.peer = peer;
+  a.channel = channel;
+  a.epoch = 0;
+  a.timeout_ms = static_cast<uint32_t>(timeout_ms);
+  a.timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
+  return a;
+}
+
+symmem_status DeviceBuffer::coll_args(int timeout_ms, CollArgs* a, const char* what) {
+  if (world_ > kMaxCollWorld)
+    return fail(SYMMEM_ERR_UNSUPPORTED, "%s: the cuda collectives support world 1..%d (world is %d)",
+                what, kMaxCollWorld, world_);
+  std::memset(a, 0, sizeof *a);
+  for (int r = 0; r < world_; ++r) {
+    const CUdeviceptr b = base(r);
+    a->data[r] = reinterpret_cast<char*>(b + pad_region_);
+    a->flags[r] = reinterpret_cast<uint32_t*>(b + kFlagsOff);
+  }
+  a->epoch = coll_epoch_;
+  coll_epoch_ += 3;  // the most barriers any collective kernel has
+  a->claim = reinterpret_cast<uint32_t*>(local_ + kClaimOff);
+  a->err = err_dev_;
+  a->abort = abort_dev_;
+  a->rank = rank_;
+  a->world = world_;
+  a->timeout_ms = static_cast<uint32_t>(timeout_ms);
+  a->timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  SYMMEM_RT(launch_put_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
+            "put_signal(peer %d, channel %d): kernel launch", peer, channel);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  SYMMEM_RT(launch_wait_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
+            "wait_signal(peer %d, channel %d): kernel launch", peer, channel);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::barrier_on_stream(int channel, void* s, int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  if (world_ == 1) return SYMMEM_OK;
+  SigArgs a = sig_args(-1, channel, timeout_ms);
+  a.epoch = ++bar_epoch_[channel];
+  SYMMEM_RT(launch_barrier(a, static_cast<cudaStream_t>(s)),
+            "barrier(channel %d): kernel launch", channel);
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
+                                   void* s) {
+  SYMMEM_TRY(set_device());
+  uint32_t* p = reinterpret_cast<uint32_t*>(base(r) + pad_region_ + offset);
+  SYMMEM_RT(launch_memset32(p, value, count, static_cast<cudaStream_t>(s)),
+            "memset32: kernel launch");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::write_value32(int r, uint64_t offset, uint32_t value, void* s) {
+  SYMMEM_TRY(set_device());
+  SYMMEM_CU(drv_->StreamWriteValue32(static_cast<CUstream>(s), base(r) + pad_region_ + offset,
+                                     value, CU_STREAM_WRITE_VALUE_DEFAULT),
+            "cuStreamWriteValue32(rank %d, offset %llu)", r,
+            static_cast<unsigned long long>(offset));
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::synchronize(void* s) {
+  SYMMEM_TRY(set_device());
+  SYMMEM_RT(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize");
+  return check();
+}
+
+symmem_status DeviceBuffer::check() {
+  if (err_host_->status == 0) return SYMMEM_OK;
+  const ErrorRecord e{err_host_->status, err_host_->op,          err_host_->channel,
+                      err_host_->peer,   err_host_->nbarriers, err_host_->timeout_ms};
+  // Clear for the next report: the record, then the device claim word.
+  std::memset(const_cast<ErrorRecord*>(err_host_), 0, sizeof(ErrorRecord));
+  SYMMEM_TRY(set_device());
+  cudaMemset(reinterpret_cast<void*>(local_ + kClaimOff), 0, 4);
+  cudaDeviceSynchronize();
+  if (e.status == kGaveUpAborted) return report_aborted(e);
+  switch (e.op) {
+    case kOpBarrier:
+      return fail(SYMMEM_ERR_TIMEOUT, "barrier(channel %d): rank %d did not arrive within %u ms",
+                  e.channel, e.peer, e.timeout_ms);
+    case kOpPutSignal:
+      return fail(SYMMEM_ERR_TIMEOUT,
+                  "put_signal(peer %d, channel %d): rank %d did not consume the previous signal "
+                  "within %u ms",
+                  e.peer, e.channel, e.peer, e.timeout_ms);
+    case kOpWaitSignal:
+      return fail(SYMMEM_ERR_TIMEOUT,
+                  "wait_signal(peer %d, channel %d): no signal from rank %d within %u ms", e.peer,
+                  e.channel, e.peer, e.timeout_ms);
+    default:
+      return fail(SYMMEM_ERR_TIMEOUT,
+                  "%s (barrier %d of %d, %s): rank %d did not arrive within %u ms; the buffer's "
+                  "signal state is now undefined, free it",
+                  op_name(e.op), e.channel, e.nbarriers,
+                  e.channel == 1 ? "waiting for inputs" : "waiting for peers", e.peer,
+                  e.timeout_ms);
+  }
+}
+
+// The device wait that saw the abort, named like the timeouts name theirs.
+symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
+  char what[160];
+  switch (e.op) {
+    case kOpBarrier:
+      std::snprintf(what, sizeof what, "barrier(channel %d) waiting for rank %d", e.channel, e.peer);
+      break;
+    case kOpPutSignal:
+      std::snprintf(what, sizeof what, "put_signal(peer %d, channel %d)", e.peer, e.channel);
+      break;
+    case kOpWaitSignal:
+      std::snprintf(what, sizeof what, "wait_signal(peer %d, channel %d)", e.peer, e.channel);
+      break;
+    default:
+      std::snprintf(what, sizeof what, "%s (barrier %d of %d) waiting for rank %d; the buffer's signal state "
+                    "is now undefined, free it", op_name(e.op), e.channel, e.nbarriers, e.peer);
+  }
+  return fail_aborted(what);
+}
+
+symmem_status DeviceBuffer::all_reduce(int algo, int dtype, int op, uint64_t count, void* out,
+                                     void* s, int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(timeout_ms, &a, "all_reduce"));
+  SYMMEM_RT(launch_all_reduce(a, algo, dtype, op, count, out, static_cast<cudaStream_t>(s)),
+            "all_reduce: kernel launch");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::all_gather(int dtype, uint64_t count, void* out, void* s,
+                                     int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(timeout_ms, &a, "all_gather"));
+  SYMMEM_RT(launch_all_gather(a, dtype, count, out, static_cast<cudaStream_t>(s)),
+            "all_gather: kernel launch");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::reduce_scatter(int dtype, int op, uint64_t count, void* out, void* s,
+                                         int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(timeout_ms, &a, "reduce_scatter"));
+  SYMMEM_RT(launch_reduce_scatter(a, dtype, op, count, out, static_cast<cudaStream_t>(s)),
+            "reduce_scatter: kernel launch");
+  return SYMMEM_OK;
+}
+
+// Crossovers measured on 4 x H200, bf16 sum (docs/cuda-backend.md): out of place, one-shot below
+// 1 MiB and two-shot from 1 MiB; in place, two-shot at every size (one-shot in place was slower at
+// every measured size). SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
+int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
+  static const uint64_t min_two_shot = [] {
+    const char* v = std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES");
+    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : uint64_t{1} << 20;
+  }();
+  // In place, one-shot wins while its input fits the push scratch (one wait, no trailing barrier:
+  // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
+  static const char* ip_env = std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES");
+  const uint64_t push_capacity =
+      pad_region_ > kScratchOff ? (pad_region_ - kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
+  const uint64_t min_two_shot_ip =
+      ip_env != nullptr && *ip_env != '\0' ? std::strtoull(ip_env, nullptr, 10) : push_capacity + 1;
+  // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
+  // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
+  const bool one_shot_always = !in_place && world_ == 2 && std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES") == nullptr;
+  if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
+  uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
+  if (in_place && threshold > cuda::one_shot_in_place_max_bytes())
+    threshold = cuda::one_shot_in_place_max_bytes();
+  return bytes < threshold ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
+}
+
+uint64_t DeviceBuffer::one_shot_in_place_max_bytes() { return cuda::one_shot_in_place_max_bytes(); }
+
+}  // namespace symmem::cuda

@@ -1,0 +1,146 @@
+// What every symmetric buffer in GPU memory shares, wherever its memory comes from: the layout of
+// one rank's allocation (cuda/layout.h: pad region, then data), the signal and collective kernels,
+// the device-side error record, copies and the algorithm choice. The memory itself is the
+// subclass's: the cuda backend's own VMM allocation shared by fd (CudaBuffer), or an allocation of
+// NVSHMEM's symmetric heap whose peers come from nvshmem_ptr (NvshmemBuffer). Both run the same
+// kernels on the same layout, so they perform alike.
+#pragma once
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <array>
+#include <string>
+#include <cstdint>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/validate.h"
+#include "cuda/driver.h"
+#include "cuda/layout.h"
+
+namespace symmem::cuda {
+
+// The pad region (bytes before the data) and the whole allocation for a buffer of `size_bytes` on
+// `device`, both rounded up to the recommended VMM granularity of that device.
+symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes,
+                                  uint64_t* pad_region, uint64_t* total);
+
+// "GPU-xxxxxxxx-xxxx-..." as nvidia-smi prints it.
+std::string uuid_text(const uint8_t* u);
+
+class DeviceBuffer : public symmem_buffer {
+ public:
+  ~DeviceBuffer() override;
+
+  uint64_t size() const override { return requested_; }
+  int rank() const override { return rank_; }
+  int world() const override { return world_; }
+  void* ptr(int r) override { return reinterpret_cast<void*>(base(r) + pad_region_); }
+  void* signal_pad(int r) override { return reinterpret_cast<void*>(base(r)); }
+  bool overlaps(const void* p, size_t n) const override;
+
+  symmem_status put_signal(int peer, int channel, int timeout_ms) override {
+    return sync_after(put_signal_on_stream(peer, channel, stream_, timeout_ms));
+  }
+  symmem_status wait_signal(int peer, int channel, int timeout_ms) override {
+    return sync_after(wait_signal_on_stream(peer, channel, stream_, timeout_ms));
+  }
+  symmem_status barrier(int channel, int timeout_ms) override {
+    return sync_after(barrier_on_stream(channel, stream_, timeout_ms));
+  }
+  symmem_status all_reduce_sum_f32(uint64_t count, float* out, int, int timeout_ms) override {
+    // The legacy ABI call is synchronous and takes a private out: one-shot, then wait.
+    return sync_after(all_reduce(SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, count, out,
+                                 stream_, timeout_ms));
+  }
+
+  symmem_status put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
+  symmem_status wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
+  symmem_status barrier_on_stream(int channel, void* s, int timeout_ms) override;
+  symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
+                         void* s) override;
+  symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* s) override;
+  symmem_status synchronize(void* s) override;
+  symmem_status check() override;
+  symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out, void* s,
+                           int timeout_ms) override;
+  symmem_status all_gather(int dtype, uint64_t count, void* out, void* s,
+                           int timeout_ms) override;
+  symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* s,
+                               int timeout_ms) override;
+  int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
+  uint64_t one_shot_in_place_max_bytes() override;
+  symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
+  symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override;
+  symmem_status device_uuid(int r, uint8_t out[16]) override;
+
+ protected:
+  DeviceBuffer() = default;
+
+  // After the subclass has the own allocation at `local` (total_ bytes, pad_region_ first): the
+  // stream, the error record, the abort word, zeroed pads and the header peers check at import.
+  symmem_status init_local(const Driver* d, int device, uint64_t size_bytes, uint64_t pad_region,
+                           uint64_t total, CUdeviceptr local);
+  // Every rank's allocation as mapped here (bases[rank] is the own one): reads and checks each
+  // peer's header (size, and one GPU per rank unless overlapping devices are allowed), then builds
+  // the pad table of the signal kernels. `peer_name` says how rank r's memory was reached, for the
+  // messages ("rank 1's fd 12", "PE 3").
+  template <class Name>
+  symmem_status bind_peers(int rank, int world, const std::vector<CUdeviceptr>& bases,
+                           Name&& peer_name);
+  // Waits for everything on the device (nothing may run against memory about to go away).
+  void quiesce();
+
+  CUdeviceptr base(int r) const {
+    return r == SYMMEM_RANK_SELF || r == rank_ ? local_ : bases_[r];
+  }
+  symmem_status set_device();
+
+  const Driver* drv_ = nullptr;
+  int device_ = -1;
+  uint64_t requested_ = 0;
+  uint64_t pad_region_ = 0;  // bytes before the data (granularity-rounded)
+  uint64_t total_ = 0;
+  CUdeviceptr local_ = 0;
+  std::vector<CUdeviceptr> bases_;  // after binding; bases_[rank_] == local_
+  int rank_ = SYMMEM_RANK_SELF;
+  int world_ = 0;
+
+ private:
+  symmem_status sync_after(symmem_status launched) {
+    if (launched != SYMMEM_OK) return launched;
+    return synchronize(stream_);
+  }
+  symmem_status check_peer_header(int rank, int r, CUdeviceptr peer_base, const char* how_reached,
+                                  std::array<uint8_t, 16>* uuid);
+  symmem_status finish_binding(int rank, int world, const std::vector<CUdeviceptr>& bases,
+                               std::vector<std::array<uint8_t, 16>> uuids);
+  SigArgs sig_args(int peer, int channel, int timeout_ms) const;
+  symmem_status report_aborted(const ErrorRecord& e);
+  symmem_status coll_args(int timeout_ms, CollArgs* a, const char* what);
+
+  std::vector<std::array<uint8_t, 16>> peer_uuid_;
+  uint8_t uuid_[16] = {};
+  uint32_t** dev_pads_ = nullptr;  // device array of every rank's public pad
+  ErrorRecord* err_host_ = nullptr;
+  ErrorRecord* err_dev_ = nullptr;
+  const uint32_t* abort_dev_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  // Epochs, counted on the host: every rank enqueues the same sequence of calls on a buffer.
+  uint32_t coll_epoch_ = 0;
+  uint32_t bar_epoch_[SYMMEM_SIGNAL_CHANNELS] = {};
+};
+
+template <class Name>
+symmem_status DeviceBuffer::bind_peers(int rank, int world, const std::vector<CUdeviceptr>& bases,
+                                       Name&& peer_name) {
+  SYMMEM_TRY(set_device());
+  std::vector<std::array<uint8_t, 16>> uuids(world);
+  for (int r = 0; r < world; ++r) {
+    if (r == rank) continue;
+    SYMMEM_TRY(check_peer_header(rank, r, bases[r], peer_name(r).c_str(), &uuids[r]));
+  }
+  return finish_binding(rank, world, bases, std::move(uuids));
+}
+
+}  // namespace symmem::cuda
