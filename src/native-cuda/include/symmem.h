@@ -113,13 +113,13 @@ symmem_status symmem_channel_broadcast_fds(symmem_channel* channel, const char* 
 typedef struct symmem_backend symmem_backend;
 
 typedef struct symmem_backend_info {
-  char name[16];         /* "host" or "cuda" */
+  char name[16];         /* "host", "cuda" or "nvshmem" */
   char device_name[128]; /* "cpu" or the GPU's name */
   int device;            /* device ordinal (-1 for host) */
   int device_count;      /* devices visible to this process */
 } symmem_backend_info;
 
-/* name: "host" or "cuda". device: the ordinal for cuda, ignored for host.
+/* name: "host", "cuda" or "nvshmem". device: the ordinal for cuda and nvshmem, ignored for host.
  * "cuda" on a machine without a driver or GPU fails with SYMMEM_ERR_NO_DEVICE ("no CUDA device");
  * in a build without nvcc it fails with SYMMEM_ERR_UNSUPPORTED. */
 symmem_status symmem_backend_open(const char* name, int device, symmem_backend** out);
@@ -307,6 +307,69 @@ symmem_status symmem_local_copy_out(symmem_backend* backend, const void* local, 
  * streams). symmem_stream_destroy waits for the stream first; NULL is a no-op. */
 symmem_status symmem_stream_create(symmem_backend* backend, void** out_stream);
 symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
+
+
+/* ---- NVSHMEM (ABI 1 additions, issue 11) ---------------------------------------------------
+ * NVSHMEM's host library (libnvshmem_host.so.3) is opened at run time from candidate paths the
+ * caller gives, never linked. Only its host API is used: initialisation by unique id
+ * (nvshmemx_hostlib_init_attr; the header's nvshmemx_init_attr is inline and needs NVSHMEM's
+ * static device library), the symmetric heap (nvshmem_malloc/free), nvshmem_ptr and teams. The
+ * device work on "nvshmem" buffers is symmem's own kernels (signals, barriers, collectives with
+ * deadlines), as on "cuda" buffers. One NVSHMEM world per process: load, init once, finalize once.
+ *
+ * Collective calls (every PE of the NVSHMEM world, NVSHMEM's rule): symmem_nvshmem_init,
+ * symmem_buffer_alloc and symmem_buffer_free of an nvshmem buffer (same sizes, same order on
+ * every PE), symmem_nvshmem_team_split_strided (members and non-members alike),
+ * symmem_nvshmem_finalize. None of them has a deadline inside NVSHMEM: callers agree first (the
+ * Java side does, through the store). After symmem_abort, freeing an nvshmem buffer releases
+ * only this process's bookkeeping (nvshmem_free would wait for the dead PE), and finalize is
+ * refused. */
+#define SYMMEM_NVSHMEM_UNIQUEID_BYTES 128
+
+/* Tries dlopen on each candidate in order (a path, or a bare soname for the loader's search path);
+ * the first that opens and exports every entry point symmem uses wins. Its path goes to
+ * loaded_path (cap bytes; may be NULL). None: SYMMEM_ERR_UNSUPPORTED, and the message lists every
+ * candidate with why it failed. Already loaded: SYMMEM_OK with the earlier path. When
+ * NVSHMEM_BOOTSTRAP_UID_PLUGIN is unset and the UID plugin lies beside the library, it is set to
+ * that file (NVSHMEM opens the plugin by name, which a pip wheel's directory would not resolve). */
+symmem_status symmem_nvshmem_load(const char* const* candidates, int count, char* loaded_path,
+                                  size_t cap);
+/* The loaded NVSHMEM's version (nvshmemx_vendor_get_version_info). */
+symmem_status symmem_nvshmem_version(int* major, int* minor, int* patch);
+/* Sets an NVSHMEM_* variable in this process's environment. NVSHMEM reads its environment once,
+ * at its first call: afterwards this is SYMMEM_ERR_STATE (the value would be ignored). */
+symmem_status symmem_nvshmem_setenv(const char* name, const char* value);
+/* The process environment's value of `name` as NVSHMEM will read it (*is_set 0: unset). */
+symmem_status symmem_nvshmem_getenv(const char* name, char* out, size_t cap, int* is_set);
+/* Rank 0's unique id for the UID bootstrap (NVSHMEM binds a socket the other PEs join). */
+symmem_status symmem_nvshmem_get_uniqueid(uint8_t out[SYMMEM_NVSHMEM_UNIQUEID_BYTES]);
+/* Joins the NVSHMEM world of `world` PEs as PE `rank` on CUDA `device`, with rank 0's unique id.
+ * Returns once every PE has joined: NVSHMEM's bootstrap has no deadline of its own. */
+symmem_status symmem_nvshmem_init(int device, int rank, int world,
+                                  const uint8_t uid[SYMMEM_NVSHMEM_UNIQUEID_BYTES]);
+/* 1 between a successful init and finalize, else 0. */
+int symmem_nvshmem_initialized(void);
+/* This process's PE and the number of PEs (after init). */
+symmem_status symmem_nvshmem_pe(int* my_pe, int* n_pes);
+/* Bytes of the NVSHMEM heap held by live nvshmem buffers of this process (pad regions included),
+ * and how many. */
+symmem_status symmem_nvshmem_heap_usage(uint64_t* bytes, int* buffers);
+/* Leaves the NVSHMEM world (collective). Refused while nvshmem buffers are live, or aborted. */
+symmem_status symmem_nvshmem_finalize(void);
+/* nvshmem_team_split_strided of NVSHMEM_TEAM_WORLD: PEs start, start+stride, ... (size of them).
+ * Collective over every PE; *out_team is -1 (NVSHMEM_TEAM_INVALID) on PEs outside the team. */
+symmem_status symmem_nvshmem_team_split_strided(int start, int stride, int size, int* out_team);
+/* The world PE of `team`'s member number team_pe. */
+symmem_status symmem_nvshmem_team_translate_pe(int team, int team_pe, int* out_world_pe);
+/* Destroys a team made by split (collective over its members); -1 is a no-op. */
+symmem_status symmem_nvshmem_team_destroy(int team);
+
+/* symmem_backend_open("nvshmem", device) needs symmem_nvshmem_init on that device first. Its
+ * buffers come from the symmetric heap (symmem_buffer_alloc is collective, see above) and are
+ * bound to a group with: rank/world within the group, pes[r] = the NVSHMEM PE of group rank r.
+ * Every peer is reached with nvshmem_ptr (SYMMEM_ERR_UNSUPPORTED naming the rank when NULL);
+ * sizes are checked as at symmem_buffer_import. */
+symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int world, const int* pes);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@ int main() {
 
   CHECK_STATUS(symmem_backend_open("nope", 0, &be), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("'nope'");
-  CHECK_ERROR_HAS("\"host\" and \"cuda\"");
+  CHECK_ERROR_HAS("\"host\", \"cuda\" and \"nvshmem\"");
   CHECK(be == nullptr);
 
   int count = -1;

@@ -37,6 +37,19 @@ symmem_status symmem_buffer_import(symmem_buffer* buffer, int rank, int world, c
   });
 }
 
+symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int world,
+                                       const int* pes) {
+  return guarded("symmem_buffer_import_pes", [&]() -> symmem_status {
+    SYMMEM_REQUIRE_NOT_NULL(buffer);
+    SYMMEM_REQUIRE_NOT_NULL(pes);
+    SYMMEM_TRY(check_world_rank(world, rank));
+    if (buffer->imported())
+      return fail(SYMMEM_ERR_STATE, "buffer is already bound (rank %d of world %d)",
+                  buffer->rank(), buffer->world());
+    return buffer->import_pes(rank, world, pes);
+  });
+}
+
 symmem_status symmem_buffer_free(symmem_buffer* buffer) {
   delete buffer;  // NULL is a no-op; unmaps and closes everything it owns
   return SYMMEM_OK;
@@ -67,6 +80,11 @@ int symmem_buffer_world(symmem_buffer* buffer) {
 }
 
 }  // extern "C"
+
+symmem_status symmem_buffer::import_pes(int, int, const int*) {
+  return fail(SYMMEM_ERR_UNSUPPORTED, "symmem_buffer_import_pes is for nvshmem buffers; this "
+              "buffer's peers are imported from fds (symmem_buffer_import)");
+}
 
 namespace {
 

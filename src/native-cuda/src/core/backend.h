@@ -13,6 +13,8 @@ struct symmem_buffer {
   virtual ~symmem_buffer() = default;
 
   virtual symmem_status export_fd(int* out_fd) = 0;
+  // nvshmem buffers: rank/world are in range, pes non-NULL, not imported yet.
+  virtual symmem_status import_pes(int rank, int world, const int* pes);
   // rank/world are in range, fds[r] >= 0 for r != rank, and the buffer is not imported yet.
   virtual symmem_status import(int rank, int world, const int* fds) = 0;
 
@@ -106,5 +108,7 @@ symmem_status open_host_backend(symmem_backend** out);
 symmem_status open_cuda_backend(int device, symmem_backend** out);
 symmem_status cuda_device_count(int* out);
 symmem_status cuda_topology(symmem_topology* out);
+// src/nvshmem when built with nvcc, else core/cuda_stub.cpp. Needs symmem_nvshmem_init first.
+symmem_status open_nvshmem_backend(int device, symmem_backend** out);
 
 }  // namespace symmem

@@ -18,4 +18,10 @@ symmem_status cuda_device_count(int* out) {
 
 symmem_status cuda_topology(symmem_topology*) { return SYMMEM_OK; }  // device_count stays 0
 
+symmem_status open_nvshmem_backend(int, symmem_backend** out) {
+  *out = nullptr;
+  return fail(SYMMEM_ERR_UNSUPPORTED,
+              "this libsymmem was built without CUDA (nvcc not found at build time)");
+}
+
 }  // namespace symmem

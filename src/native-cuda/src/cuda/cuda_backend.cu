@@ -193,77 +193,14 @@ symmem_status CudaBuffer::import(int rank, int world, const int* fds) {
   return SYMMEM_OK;
 }
 
-class CudaBackend final : public symmem_backend {
+class CudaBackend final : public DeviceBackend {
  public:
-  CudaBackend(int device, int count, const char* device_name) {
-    std::memset(&info_, 0, sizeof info_);
-    std::strncpy(info_.name, "cuda", sizeof info_.name - 1);
-    std::strncpy(info_.device_name, device_name, sizeof info_.device_name - 1);
-    info_.device = device;
-    info_.device_count = count;
-  }
-  const symmem_backend_info& info() const override { return info_; }
+  CudaBackend(int device, int count, const char* device_name)
+      : DeviceBackend("cuda", device, count, device_name) {}
   symmem_status alloc(uint64_t size_bytes, symmem_buffer** out) override {
     *out = nullptr;
     return CudaBuffer::create(info_.device, size_bytes, out);
   }
-
-  // Local memory and streams on this backend's device.
-  symmem_status local_alloc(uint64_t bytes, void** out) override {
-    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
-    void* p = nullptr;
-    SYMMEM_RT(cudaMalloc(&p, bytes), "symmem_local_alloc: cudaMalloc(%llu bytes) on device %d",
-              static_cast<unsigned long long>(bytes), info_.device);
-    cudaError_t e = cudaMemset(p, 0, bytes);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-      cudaFree(p);
-      return fail_rt(e, "symmem_local_alloc: cudaMemset(%llu bytes)",
-                     static_cast<unsigned long long>(bytes));
-    }
-    *out = p;
-    return SYMMEM_OK;
-  }
-  void local_free(void* p) override {
-    cudaSetDevice(info_.device);
-    cudaFree(p);
-    cudaGetLastError();
-  }
-  symmem_status local_copy_in(void* dst, const void* src, uint64_t bytes) override {
-    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
-    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize");
-    SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-              "symmem_local_copy_in: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
-    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize after copy");
-    return SYMMEM_OK;
-  }
-  symmem_status local_copy_out(void* dst, const void* src, uint64_t bytes) override {
-    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
-    SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_out: cudaDeviceSynchronize");
-    SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
-              "symmem_local_copy_out: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
-    return SYMMEM_OK;
-  }
-  symmem_status stream_create(void** out) override {
-    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
-    cudaStream_t s = nullptr;
-    SYMMEM_RT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
-              "symmem_stream_create: cudaStreamCreateWithFlags(device %d)", info_.device);
-    *out = s;
-    return SYMMEM_OK;
-  }
-  symmem_status stream_destroy(void* stream) override {
-    SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
-    auto s = static_cast<cudaStream_t>(stream);
-    cudaError_t e = cudaStreamSynchronize(s);
-    cudaError_t d = cudaStreamDestroy(s);
-    if (e != cudaSuccess) return fail_rt(e, "symmem_stream_destroy: cudaStreamSynchronize");
-    if (d != cudaSuccess) return fail_rt(d, "symmem_stream_destroy: cudaStreamDestroy");
-    return SYMMEM_OK;
-  }
-
- private:
-  symmem_backend_info info_;
 };
 
 // cudaGetDeviceCount fails (rather than returning 0) without a driver or device; the error text

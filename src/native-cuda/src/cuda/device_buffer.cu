@@ -432,4 +432,71 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
 
 uint64_t DeviceBuffer::one_shot_in_place_max_bytes() { return cuda::one_shot_in_place_max_bytes(); }
 
+DeviceBackend::DeviceBackend(const char* name, int device, int count, const char* device_name) {
+  std::memset(&info_, 0, sizeof info_);
+  std::strncpy(info_.name, name, sizeof info_.name - 1);
+  std::strncpy(info_.device_name, device_name, sizeof info_.device_name - 1);
+  info_.device = device;
+  info_.device_count = count;
+}
+
+symmem_status DeviceBackend::local_alloc(uint64_t bytes, void** out) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  void* p = nullptr;
+  SYMMEM_RT(cudaMalloc(&p, bytes), "symmem_local_alloc: cudaMalloc(%llu bytes) on device %d",
+            static_cast<unsigned long long>(bytes), info_.device);
+  cudaError_t e = cudaMemset(p, 0, bytes);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    cudaFree(p);
+    return fail_rt(e, "symmem_local_alloc: cudaMemset(%llu bytes)",
+                   static_cast<unsigned long long>(bytes));
+  }
+  *out = p;
+  return SYMMEM_OK;
+}
+
+void DeviceBackend::local_free(void* p) {
+  cudaSetDevice(info_.device);
+  cudaFree(p);
+  cudaGetLastError();
+}
+
+symmem_status DeviceBackend::local_copy_in(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize");
+  SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+            "symmem_local_copy_in: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize after copy");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBackend::local_copy_out(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_out: cudaDeviceSynchronize");
+  SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+            "symmem_local_copy_out: cudaMemcpy(%llu bytes)", static_cast<unsigned long long>(bytes));
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBackend::stream_create(void** out) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  cudaStream_t s = nullptr;
+  SYMMEM_RT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+            "symmem_stream_create: cudaStreamCreateWithFlags(device %d)", info_.device);
+  *out = s;
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBackend::stream_destroy(void* stream) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t e = cudaStreamSynchronize(s);
+  cudaError_t d = cudaStreamDestroy(s);
+  if (e != cudaSuccess) return fail_rt(e, "symmem_stream_destroy: cudaStreamSynchronize");
+  if (d != cudaSuccess) return fail_rt(d, "symmem_stream_destroy: cudaStreamDestroy");
+  return SYMMEM_OK;
+}
+
+
 }  // namespace symmem::cuda

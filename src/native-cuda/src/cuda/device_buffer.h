@@ -143,4 +143,20 @@ symmem_status DeviceBuffer::bind_peers(int rank, int world, const std::vector<CU
   return finish_binding(rank, world, bases, std::move(uuids));
 }
 
+// Local memory, copies and streams on one device: what the cuda and nvshmem backends share.
+class DeviceBackend : public symmem_backend {
+ public:
+  DeviceBackend(const char* name, int device, int count, const char* device_name);
+  const symmem_backend_info& info() const override { return info_; }
+  symmem_status local_alloc(uint64_t bytes, void** out) override;
+  void local_free(void* p) override;
+  symmem_status local_copy_in(void* dst, const void* src, uint64_t bytes) override;
+  symmem_status local_copy_out(void* dst, const void* src, uint64_t bytes) override;
+  symmem_status stream_create(void** out) override;
+  symmem_status stream_destroy(void* stream) override;
+
+ protected:
+  symmem_backend_info info_;
+};
+
 }  // namespace symmem::cuda
