@@ -5,6 +5,8 @@ import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeBuffer;
 import io.symmem.nativ.NativeChannel;
 import io.symmem.nativ.NativeCore;
+import io.symmem.nativ.NativeNvshmem;
+import io.symmem.nvshmem.NvshmemWorld;
 import io.symmem.store.StoreExchange;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,10 +21,20 @@ import java.util.UUID;
 public final class SymmetricAllocator {
     private final NativeBackend backend;
     private final Duration barrierTimeout;
+    private final NvshmemWorld nvshmem;
 
     public SymmetricAllocator(NativeBackend backend, Duration barrierTimeout) {
+        this(backend, barrierTimeout, null);
+    }
+
+    /** {@code nvshmem}: the joined NVSHMEM world, required for the nvshmem backend (null otherwise). */
+    public SymmetricAllocator(NativeBackend backend, Duration barrierTimeout, NvshmemWorld nvshmem) {
+        if (backend.isNvshmem() && nvshmem == null) {
+            throw new IllegalArgumentException("the nvshmem backend allocates through a joined NVSHMEM world");
+        }
         this.backend = backend;
         this.barrierTimeout = barrierTimeout;
+        this.nvshmem = nvshmem;
     }
 
     public NativeBackend backend() {
@@ -41,6 +53,9 @@ public final class SymmetricAllocator {
         if (group.worldSize() > NativeCore.maxWorld()) {
             throw new IllegalArgumentException("group '" + group.groupName() + "' has " + group.worldSize()
                     + " ranks; symmetric buffers support at most " + NativeCore.maxWorld());
+        }
+        if (nvshmem != null) {
+            return allocateOnNvshmemHeap(group, sizeBytes, timeout);
         }
         String channelName = "symmem-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID();
         try (NativeChannel channel = new NativeChannel(channelName)) {
@@ -64,6 +79,54 @@ public final class SymmetricAllocator {
                 throw e;
             }
         }
+    }
+
+    /**
+     * nvshmem: the heap allocation is collective over the whole world (NVSHMEM's rule), so every rank of
+     * the world calls allocate at this point, each for its own group; they agree first (same size, same
+     * order), then allocate, then bind the buffer to the group's PEs. A gathered PE list doubles as the
+     * barrier before anyone reads a peer's header.
+     */
+    private SymmetricMemory allocateOnNvshmemHeap(StoreExchange group, long sizeBytes, Duration timeout) {
+        String name = group.groupName();
+        nvshmem.agreeAllocation(name, sizeBytes, timeout);
+        NativeBuffer buffer = backend.allocate(sizeBytes);
+        Runnable release = () -> releaseOnNvshmemHeap(buffer, name, sizeBytes, timeout);
+        try {
+            int myPe = NativeNvshmem.pe()[0];
+            byte[] mine = java.nio.ByteBuffer.allocate(12).putInt(myPe).putLong(sizeBytes).array();
+            List<byte[]> all = group.allGather(mine, timeout).await().atMost(timeout.plusSeconds(5));
+            int[] pes = new int[all.size()];
+            for (int r = 0; r < pes.length; r++) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all.get(r));
+                pes[r] = b.getInt();
+                long theirs = b.getLong();
+                if (theirs != sizeBytes) {
+                    throw new RendezvousException("symmetric buffer sizes differ across the ranks of group '" + name
+                            + "': rank " + r + " allocated " + theirs + " bytes, rank " + group.rank() + " " + sizeBytes);
+                }
+            }
+            buffer.importPes(group.rank(), pes);
+            group.barrier(timeout).await().atMost(timeout.plusSeconds(5));
+            return new SymmetricMemory(buffer, name, group.rank(), group.worldSize(), barrierTimeout, release);
+        } catch (RuntimeException e) {
+            try {
+                release.run();
+            } catch (RuntimeException freeing) {
+                e.addSuppressed(freeing);
+            }
+            throw e;
+        }
+    }
+
+    /** nvshmem_free is collective too: agreed like the allocation, else the buffer is kept (and named). */
+    private void releaseOnNvshmemHeap(NativeBuffer buffer, String group, long sizeBytes, Duration timeout) {
+        if (NativeCore.aborted()) {
+            buffer.close();  // native code releases only its bookkeeping: the dead PE would never free
+            return;
+        }
+        nvshmem.agreeFree(group, sizeBytes, timeout);
+        buffer.close();
     }
 
     private static List<PeerDescriptor> gather(StoreExchange group, PeerDescriptor mine, Duration timeout) {

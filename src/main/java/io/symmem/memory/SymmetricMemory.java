@@ -21,14 +21,23 @@ public final class SymmetricMemory implements AutoCloseable {
     private final int rank;
     private final int worldSize;
     private final Duration defaultTimeout;
+    private final Runnable release;
     private LocalBuffer scratch;
+    private boolean closed;
 
     SymmetricMemory(NativeBuffer buffer, String group, int rank, int worldSize, Duration defaultTimeout) {
+        this(buffer, group, rank, worldSize, defaultTimeout, buffer::close);
+    }
+
+    /** {@code release} frees the buffer: on nvshmem after the ranks agree, since freeing is collective there. */
+    SymmetricMemory(NativeBuffer buffer, String group, int rank, int worldSize, Duration defaultTimeout,
+            Runnable release) {
         this.buffer = buffer;
         this.group = group;
         this.rank = rank;
         this.worldSize = worldSize;
         this.defaultTimeout = defaultTimeout;
+        this.release = release;
     }
 
     public String group() {
@@ -47,7 +56,7 @@ public final class SymmetricMemory implements AutoCloseable {
         return buffer.size();
     }
 
-    /** True when the buffer is in GPU memory (cuda backend). */
+    /** True when the buffer is in GPU memory (cuda and nvshmem backends). */
     public boolean isDevice() {
         return buffer.isDevice();
     }
@@ -172,12 +181,20 @@ public final class SymmetricMemory implements AutoCloseable {
         }
     }
 
+    /**
+     * Frees this rank's part. On the nvshmem backend this is collective over the whole world, like the
+     * allocation (NVSHMEM frees its heap together): every rank closes its buffers in the same order.
+     */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (scratch != null) {
             scratch.close();
             scratch = null;
         }
-        buffer.close();
+        release.run();
     }
 }

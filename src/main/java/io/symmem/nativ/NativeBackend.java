@@ -1,6 +1,6 @@
 package io.symmem.nativ;
 
-/** An opened libsymmem backend ("host" or "cuda") on one device. */
+/** An opened libsymmem backend ("host", "cuda" or "nvshmem") on one device. */
 public final class NativeBackend implements AutoCloseable {
     private SymmemLibrary.BackendHandle handle = new SymmemLibrary.BackendHandle();
     private final String name;
@@ -39,9 +39,14 @@ public final class NativeBackend implements AutoCloseable {
         return deviceCount;
     }
 
-    /** True for the cuda backend: buffers live in GPU memory, without a host view. */
+    /** True for the cuda and nvshmem backends: buffers live in GPU memory, without a host view. */
     public boolean isDevice() {
-        return "cuda".equals(name);
+        return "cuda".equals(name) || "nvshmem".equals(name);
+    }
+
+    /** True for the nvshmem backend: buffers come from NVSHMEM's symmetric heap (world-collective). */
+    public boolean isNvshmem() {
+        return "nvshmem".equals(name);
     }
 
     /** Allocates this rank's part of a symmetric buffer (not yet mapped to peers). */

@@ -51,6 +51,11 @@ public final class NativeBuffer implements AutoCloseable {
         Status.check(SymmemLibrary.symmem_buffer_import(open(), rank, fds.length, fds), "symmem_buffer_import");
     }
 
+    /** Binds an nvshmem buffer to its group: {@code pes[r]} is group rank r's NVSHMEM PE. */
+    public void importPes(int rank, int[] pes) {
+        Status.check(SymmemLibrary.symmem_buffer_import_pes(open(), rank, pes.length, pes), "symmem_buffer_import_pes");
+    }
+
     public int rank() {
         return SymmemLibrary.symmem_buffer_rank(open());
     }

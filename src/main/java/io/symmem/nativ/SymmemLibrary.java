@@ -3,6 +3,7 @@ package io.symmem.nativ;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.javacpp.annotation.ByPtrPtr;
@@ -289,4 +290,37 @@ final class SymmemLibrary {
     static native int symmem_stream_create(BackendHandle backend, @Cast("void**") PointerPointer<?> outStream);
 
     static native int symmem_stream_destroy(BackendHandle backend, Pointer stream);
+
+    // ---- NVSHMEM (loaded at run time) ----
+    static final int SYMMEM_NVSHMEM_UNIQUEID_BYTES = 128;
+
+    static native int symmem_nvshmem_load(@Cast("const char* const*") PointerPointer<?> candidates, int count,
+            @Cast("char*") BytePointer loadedPath, @Cast("size_t") long cap);
+
+    static native int symmem_nvshmem_version(IntPointer major, IntPointer minor, IntPointer patch);
+
+    static native int symmem_nvshmem_setenv(String name, String value);
+
+    static native int symmem_nvshmem_getenv(String name, @Cast("char*") BytePointer out, @Cast("size_t") long cap,
+            IntPointer isSet);
+
+    static native int symmem_nvshmem_get_uniqueid(@Cast("uint8_t*") BytePointer out);
+
+    static native int symmem_nvshmem_init(int device, int rank, int world, @Cast("const uint8_t*") BytePointer uid);
+
+    static native int symmem_nvshmem_initialized();
+
+    static native int symmem_nvshmem_pe(IntPointer myPe, IntPointer nPes);
+
+    static native int symmem_nvshmem_heap_usage(@Cast("uint64_t*") LongPointer bytes, IntPointer buffers);
+
+    static native int symmem_nvshmem_finalize();
+
+    static native int symmem_nvshmem_team_split_strided(int start, int stride, int size, IntPointer outTeam);
+
+    static native int symmem_nvshmem_team_translate_pe(int team, int teamPe, IntPointer outWorldPe);
+
+    static native int symmem_nvshmem_team_destroy(int team);
+
+    static native int symmem_buffer_import_pes(BufferHandle buffer, int rank, int world, @Cast("const int*") int[] pes);
 }

@@ -55,22 +55,31 @@ final class BackendSelector {
         if (requested != Backend.CUDA) {
             throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");
         }
-        int count = NativeCore.cudaDeviceCount();
-        int device = localRank;
-        if (count > 0 && localRank >= count) {
-            if (!allowOverlapping) {
-                throw new IllegalStateException("SYMMEM_BACKEND=cuda: LOCAL_RANK " + localRank + " has no GPU of its own: "
-                        + "this process sees " + count + " CUDA device(s) (0.." + (count - 1) + "); run at most " + count
-                        + " ranks on this machine, or set SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 to share GPUs (device LOCAL_RANK % "
-                        + count + ")");
-            }
-            device = localRank % count;
-        }
+        int device = explicitDevice(requested, localRank, allowOverlapping);
         try {
             return new NativeBackend("cuda", device);
         } catch (NativeException e) {
             throw new IllegalStateException("SYMMEM_BACKEND=cuda (device " + device + "): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The GPU of LOCAL_RANK for a backend asked for by name (cuda, nvshmem): LOCAL_RANK itself, or
+     * LOCAL_RANK % device count when GPUs may be shared; otherwise an error saying how to fix it.
+     */
+    static int explicitDevice(Backend requested, int localRank, boolean allowOverlapping) {
+        int count = NativeCore.cudaDeviceCount();
+        int device = localRank;
+        if (count > 0 && localRank >= count) {
+            if (!allowOverlapping) {
+                throw new IllegalStateException("SYMMEM_BACKEND=" + requested.id() + ": LOCAL_RANK " + localRank
+                        + " has no GPU of its own: this process sees " + count + " CUDA device(s) (0.." + (count - 1)
+                        + "); run at most " + count + " ranks on this machine, or set SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 to "
+                        + "share GPUs (device LOCAL_RANK % " + count + ")");
+            }
+            device = localRank % count;
+        }
+        return device;
     }
 
     /**
