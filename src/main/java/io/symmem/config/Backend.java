@@ -7,7 +7,9 @@ public enum Backend {
     /** Shared memory (memfd) among the ranks of one machine: runs anywhere. */
     HOST,
     /** CUDA virtual memory across the GPUs of one node. */
-    CUDA;
+    CUDA,
+    /** NVSHMEM symmetric heap, bootstrapped through the store. */
+    NVSHMEM;
 
     public String id() {
         return name().toLowerCase(java.util.Locale.ROOT);
