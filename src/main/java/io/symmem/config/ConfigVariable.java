@@ -180,6 +180,11 @@ public enum ConfigVariable {
                 + (why.isEmpty() ? "" : " (" + why + ")"));
     }
 
+    /** The variable of this environment name, if symmem lists it. */
+    public static Optional<ConfigVariable> forName(String name) {
+        return Arrays.stream(values()).filter(v -> v.name().equals(name)).findFirst();
+    }
+
     public static Optional<ConfigVariable> forProperty(String property) {
         return Arrays.stream(values()).filter(v -> v.property.equals(property)).findFirst();
     }
