@@ -86,7 +86,8 @@ public final class SymmemConfigLoader {
      * since the application reads every variable as it starts.
      */
     public static List<String> valueProblems(Map<String, String> env, Properties systemProperties) {
-        SmallRyeConfig raw = buildRaw(env, systemProperties);
+        // Without the derived NVSHMEM values: a bad NCCL value is the user's NCCL_* mistake, named once.
+        SmallRyeConfig raw = setByUser(env, systemProperties).build();
         List<String> problems = new ArrayList<>();
         for (ConfigVariable variable : ConfigVariable.values()) {
             variable.problem(raw.getConfigValue(variable.property()).getRawValue()).ifPresent(problems::add);
@@ -157,10 +158,14 @@ public final class SymmemConfigLoader {
     }
 
     private static SmallRyeConfigBuilder builder(Map<String, String> env, Properties systemProperties) {
+        return setByUser(env, systemProperties).withSources(NvshmemConfigSourceFactory.sources(env));
+    }
+
+    /** Only the sources the user writes: the environment (torchrun's names included), system properties. */
+    private static SmallRyeConfigBuilder setByUser(Map<String, String> env, Properties systemProperties) {
         return new SmallRyeConfigBuilder()
                 .withSources(new EnvConfigSource(env, 300))
                 .withSources(new TorchrunEnvConfigSource(env))
-                .withSources(NvshmemConfigSourceFactory.sources(env))
                 .withSources(new PropertiesConfigSource(toMap(systemProperties), "system properties", 400))
                 .withConverter(Duration.class, 200, new DurationConverter());
     }
