@@ -2,6 +2,7 @@ package io.symmem.config;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -58,7 +59,41 @@ public enum ConfigVariable {
                     + "(unset: 50 with 8 or more cores, else 0)"),
     SYMMEM_STORE_SERVER_SPIN_MICROS("symmem.store.server-spin-micros", false, new IntegerKind(0, Limits.MAX_SPIN_MICROS),
             "microseconds, 0.." + Limits.MAX_SPIN_MICROS + ", that the store server's loop polls after its last "
-                    + "request (unset: 50 with 8 or more cores, else 0)");
+                    + "request (unset: 50 with 8 or more cores, else 0)"),
+    // The NVSHMEM backend's own variables; NvshmemEnvironment turns them into NVSHMEM's.
+    SYMMEM_NVSHMEM_HEAP_SIZE("symmem.nvshmem.heap-size", false, new SizeKind(1, Long.MAX_VALUE),
+            "a size such as 2GiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n): NVSHMEM's symmetric heap per rank, "
+                    + "exported as NVSHMEM_SYMMETRIC_SIZE in bytes unless that is set"),
+    SYMMEM_NVSHMEM_HOME("symmem.nvshmem.home", false, new PathKind(),
+            "an absolute directory holding lib/libnvshmem_host.so.3 (or the library itself): looked in first"),
+    // NVSHMEM's and NCCL's own names (their properties, nvshmem.* and nccl.*, are these names under
+    // SmallRye's environment rules). Listed so that they are checked and shown; NVSHMEM reads them
+    // from the process environment, after NvshmemEnvironment has filled in the unset ones.
+    NVSHMEM_HOME("nvshmem.home", false, new PathKind(),
+            "an absolute directory: an NVSHMEM installation whose lib/libnvshmem_host.so.3 is looked for after "
+                    + "SYMMEM_NVSHMEM_HOME's"),
+    NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME("nvshmem.bootstrap-uid-sock-ifname", false, NameListKind.INTERFACES,
+            Text.INTERFACES + "; the interfaces of NVSHMEM's bootstrap (unset: NCCL_SOCKET_IFNAME's value)"),
+    NVSHMEM_HCA_LIST("nvshmem.hca-list", false, NameListKind.HCAS,
+            Text.HCAS + "; the NICs NVSHMEM may use (unset: NCCL_IB_HCA's value)"),
+    NVSHMEM_ENABLE_NIC_PE_MAPPING("nvshmem.enable-nic-pe-mapping", false, new BooleanKind(),
+            Text.NVSHMEM_BOOLEAN + "; 1 makes NVSHMEM follow NVSHMEM_HCA_LIST (unset: 1 when that list comes from NCCL_IB_HCA)"),
+    NVSHMEM_IB_GID_INDEX("nvshmem.ib-gid-index", false, new IntegerKind(0, Integer.MAX_VALUE, true),
+            Text.GID_INDEX + " (unset: NCCL_IB_GID_INDEX's value)"),
+    NVSHMEM_DISABLE_NVLS("nvshmem.disable-nvls", false, new BooleanKind(),
+            Text.NVSHMEM_BOOLEAN + "; 1 keeps NVLink multicast off (unset: 1, symmem's default)"),
+    NVSHMEM_SYMMETRIC_SIZE("nvshmem.symmetric-size", false, new ShmemSizeKind(1, Long.MAX_VALUE),
+            "a whole number of bytes, optionally followed by K, M, G or T (any case; powers of 1024, as NVSHMEM reads "
+                    + "them) such as 2G: the symmetric heap per rank (unset: SYMMEM_NVSHMEM_HEAP_SIZE, else NVSHMEM's 1G)"),
+    NVSHMEM_DEBUG("nvshmem.debug", false, new ChoiceKind(List.of("version", "warn", "info", "abort", "trace")),
+            "one of VERSION, WARN, INFO, ABORT, TRACE: how much NVSHMEM logs"),
+    NVSHMEM_INFO("nvshmem.info", false, new BooleanKind(),
+            Text.NVSHMEM_BOOLEAN + "; 1 makes NVSHMEM print its settings as it starts"),
+    NCCL_SOCKET_IFNAME("nccl.socket-ifname", false, NameListKind.INTERFACES,
+            Text.INTERFACES + "; copied to NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME when that is unset"),
+    NCCL_IB_HCA("nccl.ib-hca", false, NameListKind.HCAS, Text.HCAS + "; copied to NVSHMEM_HCA_LIST when that is unset"),
+    NCCL_IB_GID_INDEX("nccl.ib-gid-index", false, new IntegerKind(0, Integer.MAX_VALUE, true),
+            Text.GID_INDEX + " (copied to NVSHMEM_IB_GID_INDEX when that is unset)");
 
     /** Upper bounds that code outside this package shares with the table. */
     public static final class Limits {
@@ -74,6 +109,18 @@ public enum ConfigVariable {
 
     private static final class Text {
         static final String TIMEOUT = "a duration from 1ms to 24d such as 30s, 500ms or PT1M";
+        // NVSHMEM takes a value whose first letter is 0, n or f as off and any other as on, so "off" or
+        // "maybe" would turn a feature on: only the words that every reader takes alike pass.
+        static final String NVSHMEM_BOOLEAN = "1 or 0 (true/false, yes/no, any case; NVSHMEM reads other words by "
+                + "their first letter, so they are refused)";
+        static final String INTERFACES = "a non-empty NCCL-style interface list: names or prefixes separated by "
+                + "commas (eth,ib0), '^' first to exclude them (^docker,lo), '=' after it for exact names (=eth0)";
+        static final String HCAS = "a non-empty NCCL-style InfiniBand device list: names or prefixes separated by "
+                + "commas, each with an optional :port (mlx5_0:1,mlx5_1), '^' first to exclude, '=' after it for exact names";
+        // NCCL and NVSHMEM may choose by themselves when the variable is unset (recent ones take -1 for
+        // that); -1 is refused because older NVSHMEM releases would take it as an index.
+        static final String GID_INDEX = "an integer >= 0 without leading zeros, the RoCE GID index (unset it to let "
+                + "the library choose)";
     }
 
     private final String property;
@@ -103,6 +150,14 @@ public enum ConfigVariable {
         return kind;
     }
 
+    /**
+     * True for another library's variable (NVSHMEM_*, NCCL_*): its property is the name itself under
+     * SmallRye's environment rules, and the library, not symmem, decides what unset means.
+     */
+    public boolean isVendorName() {
+        return !property.startsWith("symmem.");
+    }
+
     /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
     public boolean isTorchrunName() {
         return torchrunName;
@@ -123,6 +178,11 @@ public enum ConfigVariable {
         }
         return kind.refusal(value).map(why -> name() + "=" + shown(value) + " is invalid: expected " + allowed
                 + (why.isEmpty() ? "" : " (" + why + ")"));
+    }
+
+    /** The variable of this environment name, if symmem lists it. */
+    public static Optional<ConfigVariable> forName(String name) {
+        return Arrays.stream(values()).filter(v -> v.name().equals(name)).findFirst();
     }
 
     public static Optional<ConfigVariable> forProperty(String property) {

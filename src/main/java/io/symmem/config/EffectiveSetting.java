@@ -14,7 +14,9 @@ public record EffectiveSetting(String variable, String property, String value, S
             ConfigValue value = config.getConfigValue(variable.property());
             String source = value.getSourceName();
             boolean isDefault = source == null || source.contains("Default");
-            String shown = value.getRawValue() != null ? value.getRawValue() : "(derived)";
+            // Another library's variable that nothing set means that library's own default, not a derived value.
+            String unset = variable.isVendorName() ? "(unset)" : "(derived)";
+            String shown = value.getRawValue() != null ? value.getRawValue() : unset;
             rows.add(new EffectiveSetting(variable.name(), variable.property(), shown,
                     isDefault ? "default" : source, variable.allowed()));
         }

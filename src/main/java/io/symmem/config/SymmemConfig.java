@@ -52,7 +52,7 @@ public interface SymmemConfig {
     @WithName("run-id")
     Optional<String> runId();
 
-    /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host or cuda. */
+    /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host, cuda or nvshmem (not in this build yet). */
     @WithDefault("auto")
     Backend backend();
 
@@ -76,6 +76,8 @@ public interface SymmemConfig {
     Http http();
 
     Store store();
+
+    Nvshmem nvshmem();
 
     interface Timeouts {
         /** Deadline of store operations and of connecting to the store (SYMMEM_TIMEOUT_STORE). */
@@ -143,6 +145,20 @@ public interface SymmemConfig {
         @WithName("max-keys-per-request")
         @WithDefault("65536")
         int maxKeysPerRequest();
+    }
+
+    /** symmem's own settings of the NVSHMEM backend; NVSHMEM's variables are {@link NvshmemConfig}'s. */
+    interface Nvshmem {
+        /**
+         * Symmetric heap per rank in bytes (SYMMEM_NVSHMEM_HEAP_SIZE), exported as NVSHMEM_SYMMETRIC_SIZE
+         * unless that is set (see {@link NvshmemEnvironment}); empty: NVSHMEM's default.
+         */
+        @WithName("heap-size")
+        @WithConverter(LongByteSizeConverter.class)
+        Optional<Long> heapSize();
+
+        /** Directory searched first for libnvshmem_host (SYMMEM_NVSHMEM_HOME): see {@link NvshmemLibraryLocator}. */
+        Optional<String> home();
     }
 
     default int effectiveLocalRank() {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -33,6 +34,14 @@ public final class SymmemConfigLoader {
 
     /** Reads the given environment (and system properties, which win over it). */
     public static SymmemConfig load(Map<String, String> env, Properties systemProperties) {
+        return load(env, systemProperties, HostInterfaces::names);
+    }
+
+    /**
+     * As {@link #load(Map, Properties)}, with this host's network interface names from {@code interfaces}
+     * (null when unknown), which tests replace.
+     */
+    static SymmemConfig load(Map<String, String> env, Properties systemProperties, Supplier<List<String>> interfaces) {
         List<String> problems = valueProblems(env, systemProperties);
         if (!problems.isEmpty()) {
             // The mapping would only repeat these, less clearly; relations between bad values mean nothing.
@@ -47,6 +56,10 @@ public final class SymmemConfigLoader {
         }
         problems.addAll(missingPartners(env));
         problems.addAll(SymmemConfigValidator.problems(mapped));
+        if (mapped.backend() == Backend.NVSHMEM) {
+            // Only where NVSHMEM runs: NCCL_SOCKET_IFNAME set for a whole cluster must not stop a host rank.
+            NvshmemInterfaceCheck.problem(NvshmemEnvironment.resolve(env), interfaces.get()).ifPresent(problems::add);
+        }
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
@@ -55,8 +68,12 @@ public final class SymmemConfigLoader {
 
     /** Every problem {@link #load} would report, one line each; empty when the configuration is valid. */
     public static List<String> problems(Map<String, String> env, Properties systemProperties) {
+        return problems(env, systemProperties, HostInterfaces::names);
+    }
+
+    static List<String> problems(Map<String, String> env, Properties systemProperties, Supplier<List<String>> interfaces) {
         try {
-            load(env, systemProperties);
+            load(env, systemProperties, interfaces);
             return List.of();
         } catch (InvalidConfigurationException e) {
             return e.problems();
@@ -69,7 +86,8 @@ public final class SymmemConfigLoader {
      * since the application reads every variable as it starts.
      */
     public static List<String> valueProblems(Map<String, String> env, Properties systemProperties) {
-        SmallRyeConfig raw = buildRaw(env, systemProperties);
+        // Without the derived NVSHMEM values: a bad NCCL value is the user's NCCL_* mistake, named once.
+        SmallRyeConfig raw = setByUser(env, systemProperties).build();
         List<String> problems = new ArrayList<>();
         for (ConfigVariable variable : ConfigVariable.values()) {
             variable.problem(raw.getConfigValue(variable.property()).getRawValue()).ifPresent(problems::add);
@@ -77,17 +95,34 @@ public final class SymmemConfigLoader {
         return problems;
     }
 
-    /** The effective value of every variable and where it came from. */
+    /**
+     * The NVSHMEM variables in effect (the user's, else those {@link NvshmemEnvironment} derives), once
+     * the whole configuration is valid.
+     *
+     * @throws InvalidConfigurationException as {@link #load(Map, Properties)}
+     */
+    public static NvshmemConfig nvshmem(Map<String, String> env, Properties systemProperties) {
+        load(env, systemProperties);
+        return build(env, systemProperties).getConfigMapping(NvshmemConfig.class);
+    }
+
+    /**
+     * The effective value of every variable and where it came from; then any other NVSHMEM_* variable
+     * set in the environment, which NVSHMEM reads though symmem does not check it.
+     */
     public static List<EffectiveSetting> effective(Map<String, String> env, Properties systemProperties) {
         SmallRyeConfig config;
         try {
             // With the mapping registered, unset variables show their default values.
-            config = builder(env, systemProperties).withMapping(SymmemConfig.class).build();
+            config = builder(env, systemProperties).withMapping(SymmemConfig.class).withMapping(NvshmemConfig.class).build();
         } catch (RuntimeException invalid) {
             // The listing must still show what was set, so that the user can see the bad value.
             config = buildRaw(env, systemProperties);
         }
-        return EffectiveSetting.of(config);
+        List<EffectiveSetting> rows = new ArrayList<>(EffectiveSetting.of(config));
+        NvshmemEnvironment.resolve(env).settings().stream()
+                .filter(s -> ConfigVariable.forName(s.variable()).isEmpty()).forEach(rows::add);
+        return rows;
     }
 
     /** RANK without WORLD_SIZE (or the reverse) is a launcher mistake, not a single-process run. */
@@ -112,7 +147,7 @@ public final class SymmemConfigLoader {
 
     private static SmallRyeConfig build(Map<String, String> env, Properties systemProperties) {
         try {
-            return builder(env, systemProperties).withMapping(SymmemConfig.class).build();
+            return builder(env, systemProperties).withMapping(SymmemConfig.class).withMapping(NvshmemConfig.class).build();
         } catch (RuntimeException e) {
             throw new InvalidConfigurationException(explain(e, buildRaw(env, systemProperties)));
         }
@@ -123,6 +158,11 @@ public final class SymmemConfigLoader {
     }
 
     private static SmallRyeConfigBuilder builder(Map<String, String> env, Properties systemProperties) {
+        return setByUser(env, systemProperties).withSources(NvshmemConfigSourceFactory.sources(env));
+    }
+
+    /** Only the sources the user writes: the environment (torchrun's names included), system properties. */
+    private static SmallRyeConfigBuilder setByUser(Map<String, String> env, Properties systemProperties) {
         return new SmallRyeConfigBuilder()
                 .withSources(new EnvConfigSource(env, 300))
                 .withSources(new TorchrunEnvConfigSource(env))

@@ -30,6 +30,9 @@ class EveryVariableRefusesBadValuesTest {
             bad.addAll(List.of("abc", "1.5", "0x10", "+1", "1e3", "\uFF11", "99999999999999999999"));
             bad.add(Long.toString(k.min() - 1));
             bad.add(Long.toString(k.max() + 1));
+            if (k.readByC()) {
+                bad.addAll(List.of("010", "0x10", "00"));
+            }
         } else if (kind instanceof BooleanKind) {
             bad.addAll(List.of("maybe", "2", "-1", "on", "off", "y", "truee", " true", "ja"));
         } else if (kind instanceof DurationKind k) {
@@ -50,6 +53,16 @@ class EveryVariableRefusesBadValuesTest {
             bad.addAll(List.of("192.0.2.1", "no-such-host.invalid"));
         } else if (kind instanceof PatternKind) {
             bad.addAll(List.of("a/b", "bad value!", "x".repeat(1000)));
+        } else if (kind instanceof PathKind) {
+            bad.addAll(List.of("relative/dir", "./x", "~/nvshmem", "~", "/opt/x\n", "/opt/\u0000x"));
+        } else if (kind instanceof NameListKind k) {
+            bad.addAll(List.of("^", "=", "^=", "=^eth0", "eth0,,eth1", ",eth0", "eth0,", "eth0 ", "eth0, eth1",
+                    "eth0,^lo", "eth0,=lo", "a/b", "x".repeat(k.maxNameLength() + 1)));
+            bad.addAll(k.ports() ? List.of("mlx5_0:", "mlx5_0:x", "mlx5_0:0", ":1") : List.of("eth0:1"));
+        } else if (kind instanceof ShmemSizeKind k) {
+            bad.addAll(List.of("1.5G", "1GiB", "1GB", "-1", "-1G", "1e3", "0x10", "4 G", "1X", "G"));
+            bad.add(Long.toString(k.min() - 1));
+            bad.add(java.math.BigInteger.valueOf(k.max()).add(java.math.BigInteger.ONE).toString());
         } else {
             throw new AssertionError("no bad values for kind " + kind + ": add them here");
         }
@@ -77,6 +90,16 @@ class EveryVariableRefusesBadValuesTest {
             return List.of("0.0.0.0", "::", "127.0.0.1", "::1", "localhost");
         } else if (kind instanceof PatternKind) {
             return List.of("run-1.a_b");
+        } else if (kind instanceof PathKind) {
+            return List.of("/opt/nvshmem", "/", "/path with space/x");
+        } else if (kind instanceof NameListKind k) {
+            List<String> good = new ArrayList<>(List.of("lo", "^docker,lo", "=eth0", "^=eth0,eth1", "x".repeat(k.maxNameLength())));
+            if (k.ports()) {
+                good.add("mlx5_0:1,mlx5_1");
+            }
+            return good;
+        } else if (kind instanceof ShmemSizeKind k) {
+            return List.of(Long.toString(k.min()), "512M", "2g", "1T", Long.toString(k.max()));
         }
         throw new AssertionError("no good values for kind " + kind + ": add them here");
     }

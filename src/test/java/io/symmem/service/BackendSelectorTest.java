@@ -41,4 +41,11 @@ class BackendSelectorTest {
                 .hasMessageContaining("SYMMEM_BACKEND=cuda");
         assertThat(BackendSelector.openExplicit(Backend.HOST, 3, false).name()).isEqualTo("host");
     }
+
+    @Test
+    void nvshmemIsRefusedUntilTheBackendExists() {
+        assertThatThrownBy(() -> BackendSelector.openExplicit(Backend.NVSHMEM, 0, false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("SYMMEM_BACKEND=nvshmem is not available in this build yet");
+    }
 }
