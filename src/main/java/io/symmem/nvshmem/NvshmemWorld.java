@@ -82,9 +82,15 @@ public final class NvshmemWorld {
 
     private void bootstrap(Duration timeout) {
         byte[] uid = rank == 0 ? calls.uniqueId() : null;
-        byte[] shared = bootstrap.broadcast(0, uid, timeout).await().atMost(timeout.plusSeconds(5));
-        // Nobody enters NVSHMEM's bootstrap (which waits for every PE, for ever) before all are here.
-        bootstrap.barrier(timeout).await().atMost(timeout.plusSeconds(5));
+        byte[] shared;
+        try {
+            shared = bootstrap.broadcast(0, uid, timeout).await().atMost(timeout.plusSeconds(5));
+            // Nobody enters NVSHMEM's bootstrap (which waits for every PE, for ever) before all are here.
+            bootstrap.barrier(timeout).await().atMost(timeout.plusSeconds(5));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("joining the NVSHMEM world (no rank has entered NVSHMEM yet): "
+                    + e.getMessage(), e);
+        }
         long started = System.nanoTime();
         awaitNvshmem("NVSHMEM's bootstrap (nvshmemx_hostlib_init_attr, PE " + rank + " of " + worldSize + ", device "
                 + device + ")", () -> calls.init(device, rank, worldSize, shared), timeout,
@@ -112,7 +118,13 @@ public final class NvshmemWorld {
         requireJoined(kind);
         long call = heapCalls++;
         HeapCall mine = new HeapCall(kind, call, sizeBytes, group);
-        List<byte[]> all = heap.allGather(mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
+        List<byte[]> all;
+        try {
+            all = heap.allGather(mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("agreeing on NVSHMEM heap call " + call + " (" + mine + ", collective over all "
+                    + worldSize + " ranks) before making it: " + e.getMessage(), e);
+        }
         List<HeapCall> calls = new ArrayList<>(all.size());
         for (byte[] b : all) {
             calls.add(HeapCall.decode(b));

@@ -47,14 +47,13 @@ final class BackendSelector {
         return allowOverlapping ? localRank % count : -1;
     }
 
-    /** host or cuda as asked (nvshmem: not in this build yet); auto is not decided here (see {@link #autoFallbackReason}). */
+    /**
+     * host or cuda as asked; nvshmem is opened after NVSHMEM is joined ({@link NvshmemStartup}), auto is
+     * decided at the rendezvous (see {@link #autoFallbackReason}).
+     */
     static NativeBackend openExplicit(Backend requested, int localRank, boolean allowOverlapping) {
         if (requested == Backend.HOST) {
             return new NativeBackend("host", -1);
-        }
-        if (requested == Backend.NVSHMEM) {
-            // The NVSHMEM backend lands separately; until then this is the one place that names it.
-            throw new IllegalStateException("SYMMEM_BACKEND=nvshmem is not available in this build yet");
         }
         if (requested != Backend.CUDA) {
             throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");

@@ -27,6 +27,7 @@ public class InfoResource {
                 backend == null ? -1 : backend.device(),
                 backend == null ? null : backend.deviceName(),
                 runtime.state().name(), runtime.error(), NativeCore.version(), NativeCore.builtWithCuda(),
-                NativeCore.cudaDeviceCount(), runtime.storeAddress(), runtime.peers());
+                NativeCore.cudaDeviceCount(), runtime.storeAddress(), runtime.peers(),
+                NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()));
     }
 }

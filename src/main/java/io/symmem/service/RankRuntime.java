@@ -87,6 +87,7 @@ public class RankRuntime {
     /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself: the rank's own keys go here. */
     private volatile Store runStore;
     private NativeBackend backend;
+    private volatile NvshmemStartup nvshmem;
     private StoreExchange world;
     private SymmetricAllocator allocator;
     private volatile List<PeerInfo> peers = List.of();
@@ -194,13 +195,16 @@ public class RankRuntime {
             world = new StoreExchange(runStore, WORLD, config.rank(), config.worldSize());
             if (config.backend() == Backend.AUTO) {
                 peers = joinAuto(config.timeout().rendezvous());
+            } else if (config.backend() == Backend.NVSHMEM) {
+                peers = joinNvshmem(config.timeout().rendezvous());
             } else {
                 backend = BackendSelector.openExplicit(config.backend(), config.effectiveLocalRank(),
                         config.allowOverlappingDevices());
                 peers = rendezvous(mine(backend.name(), backend.device(), backend.deviceName(), NativeCore.cudaDeviceCount()),
                         config.timeout().rendezvous());
             }
-            allocator = new SymmetricAllocator(backend, config.timeout().barrier());
+            allocator = new SymmetricAllocator(backend, config.timeout().barrier(),
+                    nvshmem == null ? null : nvshmem.world());
             livenessAgent.startMonitoring();
             state = State.READY;
             LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
@@ -330,6 +334,32 @@ public class RankRuntime {
                 options.withLimits(storeLimits()));
     }
 
+    /**
+     * SYMMEM_BACKEND=nvshmem: NVSHMEM is loaded (or the rank stops, listing where it looked) before the
+     * world rendezvous, then joined by unique id through the store, then the backend opened on it.
+     */
+    private List<PeerInfo> joinNvshmem(Duration timeout) throws IOException {
+        int device = BackendSelector.explicitDevice(Backend.NVSHMEM, config.effectiveLocalRank(),
+                config.allowOverlappingDevices());
+        NvshmemStartup startup = NvshmemStartup.load(System.getenv());
+        List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, null, NativeCore.cudaDeviceCount()),
+                timeout);
+        startup.join(name -> new StoreExchange(runStore, name, config.rank(), config.worldSize()), config.rank(),
+                config.worldSize(), device, timeout);
+        nvshmem = startup;
+        backend = new NativeBackend("nvshmem", device);
+        List<PeerInfo> decided = new ArrayList<>(gathered.size());
+        for (PeerInfo p : gathered) {
+            decided.add(p.rank() == config.rank() ? p.withBackend("nvshmem", device, backend.deviceName()) : p);
+        }
+        return List.copyOf(decided);
+    }
+
+    /** NVSHMEM as this rank loaded and joined it; null unless SYMMEM_BACKEND=nvshmem. */
+    public NvshmemStartup nvshmem() {
+        return nvshmem;
+    }
+
     private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {
         return new PeerInfo(config.rank(), config.effectiveLocalRank(), HostIdentity.id(),
                 ProcessHandle.current().pid(), httpPort, backendName, device, deviceName, cudaDevices);
@@ -385,6 +415,9 @@ public class RankRuntime {
             return;
         }
         Duration timeout = config.timeout().store();
+        if (nvshmem != null) {
+            nvshmem.finalizeWorld(config.timeout().rendezvous());
+        }
         if (config.rank() != 0) {
             livenessAgent.leave(timeout);
             runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
@@ -479,6 +512,9 @@ public class RankRuntime {
         }
         if (backend != null) {
             backend.close();
+        }
+        if (nvshmem != null && !nvshmem.finalized()) {
+            LOG.infof("NVSHMEM left unfinalized: this rank stopped without leaving the world in order");
         }
     }
 }

@@ -1,0 +1,65 @@
+package io.symmem.service;
+
+import io.symmem.config.LibraryCandidate;
+import io.symmem.config.NvshmemEnvironment;
+import io.symmem.config.NvshmemLibraryLocator;
+import io.symmem.nativ.NativeException;
+import io.symmem.nvshmem.NvshmemCalls;
+import io.symmem.nvshmem.NvshmemLibrary;
+import io.symmem.nvshmem.NvshmemWorld;
+import io.symmem.store.StoreExchange;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * A rank's NVSHMEM from start to finalize: found where the configuration says to look, its environment
+ * set as PyTorch sets it (and as `symmem config` shows it), joined through the store.
+ */
+public final class NvshmemStartup {
+    private final NvshmemLibrary.Loaded loaded;
+    private volatile NvshmemWorld world;
+    private volatile boolean finalized;
+
+    private NvshmemStartup(NvshmemLibrary.Loaded loaded) {
+        this.loaded = loaded;
+    }
+
+    /** Loads NVSHMEM and sets its environment; not found: an error listing every place looked at. */
+    static NvshmemStartup load(Map<String, String> env) {
+        List<String> candidates = NvshmemLibraryLocator.candidates(env).stream().map(LibraryCandidate::path).toList();
+        Map<String, String> toExport = NvshmemEnvironment.resolve(env).toExport();
+        try {
+            return new NvshmemStartup(NvshmemLibrary.load(candidates, toExport));
+        } catch (NativeException e) {
+            throw new IllegalStateException("SYMMEM_BACKEND=nvshmem: " + e.getMessage()
+                    + "; set SYMMEM_NVSHMEM_HOME to the directory holding lib/libnvshmem_host.so.3, or install the "
+                    + "nvidia-nvshmem-cu13 wheel", e);
+        }
+    }
+
+    void join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device, Duration timeout) {
+        world = NvshmemWorld.join(exchanges, rank, worldSize, device, NvshmemCalls.nativeCalls(), timeout);
+    }
+
+    public NvshmemLibrary.Loaded loaded() {
+        return loaded;
+    }
+
+    /** The joined world (null before). */
+    public NvshmemWorld world() {
+        return world;
+    }
+
+    boolean finalized() {
+        return finalized;
+    }
+
+    void finalizeWorld(Duration timeout) {
+        NvshmemWorld w = world;
+        if (w != null && !finalized) {
+            finalized = w.finalizeWorld(timeout);
+        }
+    }
+}

@@ -1,0 +1,367 @@
+package io.symmem.nvshmem;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.symmem.store.StoreExchange;
+import io.symmem.store.TcpStoreClient;
+import io.symmem.testing.ThreadRanks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The NVSHMEM world's protocol through a real store, four ranks as threads, with NVSHMEM itself
+ * replaced: who calls what, in which order, what agreement is asked for, and which rank a failure
+ * names. (The real library runs on the GPU machine: scripts/gpu/run-nvshmem.sh.)
+ */
+class NvshmemWorldTest {
+    private static final int WORLD = 4;
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private ThreadRanks ranks;
+
+    @BeforeEach
+    void start() {
+        ranks = new ThreadRanks(WORLD, TIMEOUT);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        ranks.close();
+    }
+
+    /** NVSHMEM as the ranks of one test share it: its bootstrap returns once every PE has called init. */
+    static final class FakeNvshmem {
+        final int world;
+        final CountDownLatch joined;
+        final AtomicInteger uniqueIds = new AtomicInteger();
+        final Map<Integer, byte[]> initUid = new ConcurrentHashMap<>();
+        final AtomicInteger finalizes = new AtomicInteger();
+        final AtomicInteger splits = new AtomicInteger();
+        final AtomicBoolean aborted = new AtomicBoolean();
+        volatile boolean bootstrapHangs;
+        volatile int liveBuffers;
+
+        FakeNvshmem(int world) {
+            this.world = world;
+            this.joined = new CountDownLatch(world);
+        }
+
+        NvshmemCalls forRank(int rank) {
+            return new NvshmemCalls() {
+                @Override
+                public byte[] uniqueId() {
+                    uniqueIds.incrementAndGet();
+                    byte[] id = new byte[128];
+                    Arrays.fill(id, (byte) 'u');
+                    return id;
+                }
+
+                @Override
+                public void init(int device, int r, int w, byte[] uid) {
+                    initUid.put(r, uid);
+                    joined.countDown();
+                    try {
+                        if (bootstrapHangs) {
+                            Thread.sleep(Long.MAX_VALUE);
+                        }
+                        joined.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+
+                @Override
+                public void finalizeWorld() {
+                    finalizes.incrementAndGet();
+                }
+
+                @Override
+                public int teamSplitStrided(int start, int stride, int size) {
+                    splits.incrementAndGet();
+                    boolean member = rank >= start && (rank - start) % stride == 0 && (rank - start) / stride < size;
+                    return member ? 7 : -1;
+                }
+
+                @Override
+                public int teamTranslatePe(int team, int teamPe) {
+                    throw new UnsupportedOperationException("set per test");
+                }
+
+                @Override
+                public void teamDestroy(int team) {
+                }
+
+                @Override
+                public int liveBuffers() {
+                    return liveBuffers;
+                }
+
+                @Override
+                public boolean aborted() {
+                    return aborted.get();
+                }
+            };
+        }
+    }
+
+    private NvshmemWorld join(TcpStoreClient store, int rank, NvshmemCalls calls, Duration timeout) {
+        return NvshmemWorld.join(name -> new StoreExchange(store, name, rank, WORLD), rank, WORLD, rank, calls, timeout);
+    }
+
+    private static <T> List<T> all(List<Future<T>> futures) throws Exception {
+        List<T> out = new ArrayList<>();
+        for (Future<T> f : futures) {
+            out.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
+    private static List<Throwable> failures(List<? extends Future<?>> futures) throws Exception {
+        List<Throwable> out = new ArrayList<>();
+        for (Future<?> f : futures) {
+            try {
+                f.get(60, TimeUnit.SECONDS);
+                out.add(null);
+            } catch (ExecutionException e) {
+                out.add(e.getCause());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyPeJoinsWithRank0sUniqueId() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        all(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                return join(store, rank, nv.forRank(rank), TIMEOUT);
+            }
+        }));
+        assertThat(nv.uniqueIds).hasValue(1);
+        assertThat(nv.initUid).hasSize(WORLD);
+        nv.initUid.values().forEach(uid -> assertThat(uid).containsOnly((byte) 'u').hasSize(128));
+    }
+
+    @Test
+    void aMissingRankIsNamedAndNobodyEntersNvshmem() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<Throwable> errors = failures(ranks.run(3, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                return join(store, rank, nv.forRank(rank), Duration.ofSeconds(1));
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).isNotNull();
+            assertThat(e.getMessage()).contains("joining the NVSHMEM world (no rank has entered NVSHMEM yet)")
+                    .contains("rank(s) [3]");
+        }
+        assertThat(nv.initUid).isEmpty();
+    }
+
+    @Test
+    void aStuckBootstrapEndsAtTheDeadlineSayingEveryRankHadReachedIt() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        nv.bootstrapHangs = true;
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                return join(store, rank, nv.forRank(rank), Duration.ofMillis(1500));
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).hasMessageContaining("NVSHMEM's bootstrap").hasMessageContaining("did not finish within 1500 ms")
+                    .hasMessageContaining("every rank had reached it").hasMessageContaining("NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME");
+        }
+    }
+
+    @Test
+    void anAbortEndsTheWaitForNvshmemAtOnce() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        nv.bootstrapHangs = true;
+        new Thread(() -> {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            nv.aborted.set(true);
+        }).start();
+        long t0 = System.nanoTime();
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                return join(store, rank, nv.forRank(rank), Duration.ofSeconds(30));
+            }
+        }));
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(20);
+        for (Throwable e : errors) {
+            assertThat(e).hasMessageContaining("abandoned").hasMessageContaining("a peer is gone");
+        }
+    }
+
+    @Test
+    void heapCallsThatDifferAreRefusedOnEveryRankNamingEach() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                w.agreeAllocation("world", 1024, TIMEOUT);
+                // Rank 2 allocates a different size; rank 3 frees instead of allocating.
+                if (rank == 3) {
+                    w.agreeFree("world", 1024, TIMEOUT);
+                } else {
+                    w.agreeAllocation("world", rank == 2 ? 2048 : 4096, TIMEOUT);
+                }
+                return w;
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).isInstanceOf(NvshmemMismatchException.class).hasMessageContaining("heap call 1 differs")
+                    .hasMessageContaining("rank 2: allocate 2048 bytes").hasMessageContaining("rank 3: free 1024 bytes")
+                    .hasMessageContaining("rank 0: allocate 4096 bytes");
+        }
+    }
+
+    @Test
+    void subgroupAllocationsThenAWorldOneNeverHang() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<NvshmemWorld> worlds = all(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                // Two halves allocate for their own groups at the same time, then everyone for the world.
+                w.agreeAllocation(rank < 2 ? "half-a" : "half-b", 4096, TIMEOUT);
+                StoreExchange half = new StoreExchange(store, rank < 2 ? "half-a" : "half-b", rank % 2, 2);
+                half.barrier(TIMEOUT).await().atMost(TIMEOUT);
+                w.agreeAllocation("world", 8192, TIMEOUT);
+                w.agreeFree("world", 8192, TIMEOUT);
+                w.agreeFree(rank < 2 ? "half-a" : "half-b", 4096, TIMEOUT);
+                return w;
+            }
+        }));
+        assertThat(worlds).hasSize(WORLD);
+    }
+
+    @Test
+    void teamsAreStridedAgreedAndMadeOnce() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<List<NvshmemTeam>> teams = all(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemCalls base = nv.forRank(rank);
+                NvshmemCalls calls = new DelegatingCalls(base) {
+                    @Override
+                    public int teamTranslatePe(int team, int teamPe) {
+                        return 1 + 2 * teamPe; // the odd ranks
+                    }
+                };
+                NvshmemWorld w = join(store, rank, calls, TIMEOUT);
+                NvshmemTeam odd = w.team(List.of(1, 3), TIMEOUT);
+                NvshmemTeam again = w.team(List.of(1, 3), TIMEOUT);
+                assertThat(again).isSameAs(odd);
+                assertThatThrownBy(() -> w.team(List.of(0, 1, 3), TIMEOUT)).hasMessageContaining("not equally spaced");
+                return List.of(odd);
+            }
+        }));
+        for (int r = 0; r < WORLD; r++) {
+            NvshmemTeam t = teams.get(r).get(0);
+            assertThat(t.isMember()).isEqualTo(r % 2 == 1);
+            assertThat(t.start()).isEqualTo(1);
+            assertThat(t.stride()).isEqualTo(2);
+        }
+        assertThat(nv.splits).hasValue(WORLD);
+    }
+
+    @Test
+    void ranksNamingDifferentTeamsAreRefused() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                return w.team(rank == 0 ? List.of(0, 1) : List.of(2, 3), TIMEOUT);
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).isInstanceOf(NvshmemMismatchException.class).hasMessageContaining("must name the same ranks");
+        }
+        assertThat(nv.splits).hasValue(0);
+    }
+
+    @Test
+    void finalizeRunsOnceInOrderAndIsSkippedWhenItWouldHang() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        List<Boolean> done = all(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                boolean first = w.finalizeWorld(TIMEOUT);
+                assertThat(w.finalizeWorld(TIMEOUT)).isTrue();
+                assertThatThrownBy(() -> w.agreeAllocation("world", 1, TIMEOUT)).hasMessageContaining("finalized");
+                return first;
+            }
+        }));
+        assertThat(done).containsOnly(true);
+        assertThat(nv.finalizes).hasValue(WORLD);
+
+        FakeNvshmem live = new FakeNvshmem(1);
+        live.liveBuffers = 2;
+        try (TcpStoreClient store = ranks.client()) {
+            NvshmemWorld w = NvshmemWorld.join(name -> new StoreExchange(store, "solo-" + name, 0, 1), 0, 1, 0,
+                    live.forRank(0), TIMEOUT);
+            assertThat(w.finalizeWorld(TIMEOUT)).isFalse();
+            live.liveBuffers = 0;
+            live.aborted.set(true);
+            assertThat(w.finalizeWorld(TIMEOUT)).isFalse();
+        }
+        assertThat(live.finalizes).hasValue(0);
+    }
+
+    /** Forwards every call; tests override one. */
+    static class DelegatingCalls implements NvshmemCalls {
+        private final NvshmemCalls d;
+
+        DelegatingCalls(NvshmemCalls d) {
+            this.d = d;
+        }
+
+        public byte[] uniqueId() {
+            return d.uniqueId();
+        }
+
+        public void init(int device, int rank, int world, byte[] uid) {
+            d.init(device, rank, world, uid);
+        }
+
+        public void finalizeWorld() {
+            d.finalizeWorld();
+        }
+
+        public int teamSplitStrided(int start, int stride, int size) {
+            return d.teamSplitStrided(start, stride, size);
+        }
+
+        public int teamTranslatePe(int team, int teamPe) {
+            return d.teamTranslatePe(team, teamPe);
+        }
+
+        public void teamDestroy(int team) {
+            d.teamDestroy(team);
+        }
+
+        public int liveBuffers() {
+            return d.liveBuffers();
+        }
+
+        public boolean aborted() {
+            return d.aborted();
+        }
+    }
+}
