@@ -422,7 +422,9 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
       ip_env != nullptr && *ip_env != '\0' ? std::strtoull(ip_env, nullptr, 10) : push_capacity + 1;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
-  const bool one_shot_always = !in_place && world_ == 2 && std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES") == nullptr;
+  // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
+  // 62 against 82 us at 64 MiB), so one-shot at every size there too.
+  const bool one_shot_always = !in_place && world_ <= 2 && std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES") == nullptr;
   if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
   if (in_place && threshold > cuda::one_shot_in_place_max_bytes())

@@ -46,8 +46,22 @@ public final class NativeNvshmem {
                 BytePointer loaded = new BytePointer(4096)) {
             Status.check(SymmemLibrary.symmem_nvshmem_load(paths, candidates.size(), loaded, 4096),
                     "symmem_nvshmem_load");
-            return loaded.getString();
+            return cString(loaded);
         }
+    }
+
+    /**
+     * The NUL-terminated text in a buffer the native side filled: JavaCPP's getString reads up to the
+     * buffer's limit, which for a freshly allocated buffer is its whole capacity.
+     */
+    static String cString(BytePointer filled) {
+        byte[] all = new byte[(int) filled.capacity()];
+        filled.get(all);
+        int end = 0;
+        while (end < all.length && all[end] != 0) {
+            end++;
+        }
+        return new String(all, 0, end, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     public static Version version() {
@@ -66,7 +80,7 @@ public final class NativeNvshmem {
     public static Optional<String> getenv(String name) {
         try (BytePointer out = new BytePointer(4096); IntPointer set = new IntPointer(1)) {
             Status.check(SymmemLibrary.symmem_nvshmem_getenv(name, out, 4096, set), "symmem_nvshmem_getenv");
-            return set.get() != 0 ? Optional.of(out.getString()) : Optional.empty();
+            return set.get() != 0 ? Optional.of(cString(out)) : Optional.empty();
         }
     }
 
