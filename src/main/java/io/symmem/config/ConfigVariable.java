@@ -58,7 +58,11 @@ public enum ConfigVariable {
                     + "(unset: 50 with 8 or more cores, else 0)"),
     SYMMEM_STORE_SERVER_SPIN_MICROS("symmem.store.server-spin-micros", false, new IntegerKind(0, Limits.MAX_SPIN_MICROS),
             "microseconds, 0.." + Limits.MAX_SPIN_MICROS + ", that the store server's loop polls after its last "
-                    + "request (unset: 50 with 8 or more cores, else 0)");
+                    + "request (unset: 50 with 8 or more cores, else 0)"),
+    // Read from the environment by io.symmem.nccl.Nccl (NCCL is loaded outside a rank too, e.g. by a
+    // test main), not through SymmemConfig.
+    SYMMEM_NCCL_LIBRARY("symmem.nccl.library", false, new PathKind(),
+            "an absolute path of a libnccl.so.2 file; when set, it is the only NCCL symmem tries to load");
 
     /** Upper bounds that code outside this package shares with the table. */
     public static final class Limits {

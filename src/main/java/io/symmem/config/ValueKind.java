@@ -12,7 +12,8 @@ import java.util.Optional;
  * <p>The set of kinds is closed so that tests can derive bad values for every variable from its kind.
  */
 public sealed interface ValueKind
-        permits IntegerKind, BooleanKind, DurationKind, SizeKind, ChoiceKind, HostKind, LocalAddressKind, PatternKind {
+        permits IntegerKind, BooleanKind, DurationKind, SizeKind, ChoiceKind, HostKind, LocalAddressKind, PatternKind,
+        PathKind {
 
     /**
      * Empty when {@code value} (set, not blank) is acceptable. Otherwise why not, as a short phrase

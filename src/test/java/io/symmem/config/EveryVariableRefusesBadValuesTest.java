@@ -50,6 +50,8 @@ class EveryVariableRefusesBadValuesTest {
             bad.addAll(List.of("192.0.2.1", "no-such-host.invalid"));
         } else if (kind instanceof PatternKind) {
             bad.addAll(List.of("a/b", "bad value!", "x".repeat(1000)));
+        } else if (kind instanceof PathKind) {
+            bad.addAll(List.of("libnccl.so.2", "lib/libnccl.so.2", "./libnccl.so.2", "/tmp", "/", "/a\nb"));
         } else {
             throw new AssertionError("no bad values for kind " + kind + ": add them here");
         }
@@ -77,6 +79,8 @@ class EveryVariableRefusesBadValuesTest {
             return List.of("0.0.0.0", "::", "127.0.0.1", "::1", "localhost");
         } else if (kind instanceof PatternKind) {
             return List.of("run-1.a_b");
+        } else if (kind instanceof PathKind) {
+            return List.of("/opt/nccl/lib/libnccl.so.2", "/no/such/dir/libnccl.so.2");
         }
         throw new AssertionError("no good values for kind " + kind + ": add them here");
     }
