@@ -378,6 +378,7 @@ public class NcclCheckCommand implements Callable<Integer> {
     private void bench(NativeBackend backend) {
         long max = benchBytes.stream().mapToLong(Long::longValue).max().orElse(4096);
         List<String> rows = new ArrayList<>();
+        var sync = runtime.exchange("nccl-bench-sync", rank, world);  // the ranks start each timing together
         try (NcclCommunicator comm = communicator("nccl-bench", backend); NativeStream stream = backend.createStream();
                 LocalBuffer send = backend.allocateLocal(max); LocalBuffer recv = backend.allocateLocal(max)) {
             for (long bytes : benchBytes) {
@@ -391,7 +392,7 @@ public class NcclCheckCommand implements Callable<Integer> {
                 int iters = 10;
                 double us;
                 for (;;) {
-                    runtime.world().barrier(Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(70));
+                    sync.barrier(Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(70));
                     long t0 = System.nanoTime();
                     for (int i = 0; i < iters; i++) {
                         once.run();
