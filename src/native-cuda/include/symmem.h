@@ -370,6 +370,88 @@ symmem_status symmem_nvshmem_team_destroy(int team);
  * Every peer is reached with nvshmem_ptr (SYMMEM_ERR_UNSUPPORTED naming the rank when NULL);
  * sizes are checked as at symmem_buffer_import. */
 symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int world, const int* pes);
+/* ==== NCCL (issue 12): communicators through a libnccl loaded at run time =====================
+ * libsymmem neither links NCCL nor needs nccl.h to build: symmem_nccl_load dlopens a libnccl.so.2
+ * chosen by the caller and resolves each entry point with dlsym (docs/nccl.md). In a build without
+ * CUDA every call here fails with SYMMEM_ERR_UNSUPPORTED.
+ *
+ * Communicators are NON-BLOCKING NCCL communicators (ncclConfig_t.blocking = 0): every call returns
+ * within its timeout_ms. A wait that passes its deadline (init whose peers never join, a collective
+ * that does not complete, a finalize that does not end) calls ncclCommAbort and fails with
+ * SYMMEM_ERR_TIMEOUT naming the operation, the communicator's label, the rank and the deadline; an
+ * asynchronous NCCL error aborts it too (SYMMEM_ERR_SYSTEM with NCCL's texts). symmem_abort aborts
+ * every communicator of the process (a waiting call ends with SYMMEM_ERR_ABORTED within a polling
+ * turn). An aborted communicator refuses further work (SYMMEM_ERR_STATE); free it with
+ * symmem_nccl_comm_destroy. Creating a new communicator afterwards works (after symmem_abort, once
+ * symmem_abort_reset has been called).
+ * Data types and reduction ops are NCCL's own ncclDataType_t (int8 0 … bf16 9) and ncclRedOp_t
+ * (sum 0, prod 1, max 2, min 3, avg 4) values. Streams are cudaStream_t (NULL = legacy default).
+ */
+#define SYMMEM_NCCL_UNIQUE_ID_BYTES 128
+typedef struct symmem_nccl_comm symmem_nccl_comm;
+
+/* Tries paths[0..n-1] in order with dlopen (a file path, or a bare soname searched on the loader
+ * path); the first that loads, exports every entry point symmem uses and is NCCL >= 2.14 wins.
+ * Not found: SYMMEM_ERR_NO_DEVICE, "NCCL not found: tried N places:" then one line per candidate
+ * with the reason it was refused. NCCL is loaded once per process and never unloaded: once loaded,
+ * later calls return SYMMEM_OK at once (symmem_nccl_library_path says which was loaded). */
+symmem_status symmem_nccl_load(const char* const* paths, int n);
+/* 1 once symmem_nccl_load has succeeded. */
+int symmem_nccl_loaded(void);
+/* The file the loaded NCCL came from (as the dynamic loader resolved it); "" before loading. */
+const char* symmem_nccl_library_path(void);
+/* ncclGetVersion's code (X*10000+Y*100+Z) and its parts; any out pointer may be NULL.
+ * SYMMEM_ERR_STATE before loading. (NCCL's C API has no run-time suffix.) */
+symmem_status symmem_nccl_version(int* out_code, int* out_major, int* out_minor, int* out_patch);
+/* ncclGetUniqueId: SYMMEM_NCCL_UNIQUE_ID_BYTES bytes into out_id. */
+symmem_status symmem_nccl_unique_id(uint8_t* out_id);
+
+/* ncclCommInitRankConfig with blocking = 0, waited for up to timeout_ms. device >= 0 is made
+ * current for this and every later call on the communicator (the caller's current device is
+ * restored); -1 uses the device current at this call and never sets one. label names the
+ * communicator in messages ("group 'world'"); NULL or "" gives "communicator of N ranks". */
+symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, int rank, int device,
+                                         const char* label, int timeout_ms,
+                                         symmem_nccl_comm** out);
+/* Requests ncclCommAbort now (from any thread): done at once when no call is using the
+ * communicator, else by that call at its next polling turn, which then fails SYMMEM_ERR_ABORTED. */
+symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason);
+/* 1 once the communicator is aborted (or an abort was requested). */
+int symmem_nccl_comm_aborted(symmem_nccl_comm* comm);
+/* ncclCommFinalize (waited for up to timeout_ms) then ncclCommDestroy; a finalize that does not end
+ * in time (unfinished work, a peer that does not close) aborts instead and reports TIMEOUT. An
+ * aborted communicator is just freed. The handle is freed in every case, except SYMMEM_ERR_STATE
+ * for a communicator used in a group that is still open. NULL is a no-op. */
+symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms);
+/* Waits until all work enqueued on `stream` so far has completed (a CUDA event), checking NCCL's
+ * async error meanwhile; at the deadline the communicator is aborted and the message names the last
+ * operation enqueued through it. */
+symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream, int timeout_ms);
+
+/* Collectives: ENQUEUE on `stream` and return (call symmem_nccl_comm_synchronize to wait). Outside
+ * a group, NCCL's ncclInProgress answer is polled to its end within timeout_ms; inside
+ * symmem_nccl_group_start/end the group end does that. Buffers are device pointers; counts are
+ * elements. Reduce: recv is used on the root only. Broadcast: send is read on the root only. */
+symmem_status symmem_nccl_all_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
+                                     uint64_t count, int dtype, int op, void* stream, int timeout_ms);
+symmem_status symmem_nccl_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
+                                 uint64_t count, int dtype, int op, int root, void* stream,
+                                 int timeout_ms);
+symmem_status symmem_nccl_broadcast(symmem_nccl_comm* comm, const void* send, void* recv,
+                                    uint64_t count, int dtype, int root, void* stream, int timeout_ms);
+/* recv holds nranks * send_count elements (rank r's at [r*send_count, (r+1)*send_count)). */
+symmem_status symmem_nccl_all_gather(symmem_nccl_comm* comm, const void* send, void* recv,
+                                     uint64_t send_count, int dtype, void* stream, int timeout_ms);
+/* send holds nranks * recv_count elements; rank r gets the reduction of block r. */
+symmem_status symmem_nccl_reduce_scatter(symmem_nccl_comm* comm, const void* send, void* recv,
+                                         uint64_t recv_count, int dtype, int op, void* stream,
+                                         int timeout_ms);
+/* ncclGroupStart / ncclGroupEnd on the calling thread (nestable). The outermost end waits (up to
+ * timeout_ms) until every communicator used in the group has taken its operations; at the
+ * deadline, or on an error, all of them are aborted. */
+symmem_status symmem_nccl_group_start(void);
+symmem_status symmem_nccl_group_end(int timeout_ms);
+/* ==== end of NCCL section ==================================================================== */
 
 #ifdef __cplusplus
 }

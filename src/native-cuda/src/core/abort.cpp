@@ -15,6 +15,7 @@ std::atomic<bool> g_aborted{false};
 std::mutex g_mutex;
 std::string g_reason;
 std::vector<volatile uint32_t*> g_words;
+std::vector<AbortHook> g_hooks;
 
 }  // namespace
 
@@ -45,6 +46,11 @@ void unregister_abort_word(volatile uint32_t* word) {
   g_words.erase(std::remove(g_words.begin(), g_words.end(), word), g_words.end());
 }
 
+void register_abort_hook(AbortHook hook) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (std::find(g_hooks.begin(), g_hooks.end(), hook) == g_hooks.end()) g_hooks.push_back(hook);
+}
+
 }  // namespace symmem
 
 extern "C" {
@@ -57,6 +63,7 @@ symmem_status symmem_abort(const char* reason) {
   symmem::g_aborted.store(true);
   for (volatile uint32_t* w : symmem::g_words) *w = 1u;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  for (symmem::AbortHook hook : symmem::g_hooks) hook(symmem::g_reason.c_str());
   return SYMMEM_OK;
 }
 

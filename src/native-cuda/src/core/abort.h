@@ -26,4 +26,11 @@ symmem_status refuse_if_aborted(const char* call);
 void register_abort_word(volatile uint32_t* word);
 void unregister_abort_word(volatile uint32_t* word);
 
+// A function that symmem_abort calls (once per abort, with the reason) after it has set the flag:
+// for things that do not poll the flag, such as NCCL communicators that no thread is waiting on.
+// It runs under the abort lock, so it must not call abort_reason(), fail_aborted() or symmem_abort,
+// and must not block for long. Registering the same hook twice registers it once.
+using AbortHook = void (*)(const char* reason);
+void register_abort_hook(AbortHook hook);
+
 }  // namespace symmem

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "Symmetric memory for the JVM: rendezvous store, symmetric buffers, collectives.",
         subcommands = {LaunchCommand.class, ServeCommand.class, DemoCommand.class, ConfigCommand.class,
-                BenchCommand.class, StoreCommand.class, StoreCheckCommand.class, ChaosCommand.class,
+                BenchCommand.class, StoreCommand.class, StoreCheckCommand.class, ChaosCommand.class, NcclCheckCommand.class,
                 ChaosRankCommand.class})
 public class SymmemCommand {
 }

@@ -93,7 +93,11 @@ public enum ConfigVariable {
             Text.INTERFACES + "; copied to NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME when that is unset"),
     NCCL_IB_HCA("nccl.ib-hca", false, NameListKind.HCAS, Text.HCAS + "; copied to NVSHMEM_HCA_LIST when that is unset"),
     NCCL_IB_GID_INDEX("nccl.ib-gid-index", false, new IntegerKind(0, Integer.MAX_VALUE, true),
-            Text.GID_INDEX + " (copied to NVSHMEM_IB_GID_INDEX when that is unset)");
+            Text.GID_INDEX + " (copied to NVSHMEM_IB_GID_INDEX when that is unset)"),
+    // Read from the environment by io.symmem.nccl.Nccl (NCCL is loaded outside a rank too, e.g. by a
+    // test main), not through SymmemConfig.
+    SYMMEM_NCCL_LIBRARY("symmem.nccl.library", false, new FilePathKind(),
+            "an absolute path of a libnccl.so.2 file; when set, it is the only NCCL symmem tries to load");
 
     /** Upper bounds that code outside this package shares with the table. */
     public static final class Limits {

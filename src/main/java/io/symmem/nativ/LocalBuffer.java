@@ -9,7 +9,7 @@ import org.bytedeco.javacpp.PointerPointer;
  * aligned host memory on host. It is where out-of-place collectives put their results; Java reads
  * and writes it with {@code copyFrom}/{@code copyTo}. Close it (or its backend) to free it.
  */
-public final class LocalBuffer implements AutoCloseable {
+public final class LocalBuffer implements AutoCloseable, DeviceMemory {
     private final NativeBackend backend;
     private final long size;
     private Pointer pointer;
@@ -26,16 +26,19 @@ public final class LocalBuffer implements AutoCloseable {
         }
     }
 
+    @Override
     public long size() {
         return size;
     }
 
     /** The backend whose device holds this memory. */
+    @Override
     public NativeBackend backend() {
         return backend;
     }
 
     /** True when this memory is on a GPU (cuda backend). */
+    @Override
     public boolean isDevice() {
         return backend.isDevice();
     }
@@ -81,6 +84,11 @@ public final class LocalBuffer implements AutoCloseable {
 
     private int copyOut(org.bytedeco.javacpp.BytePointer host, long offset, long bytes) {
         return SymmemLibrary.symmem_local_copy_out(backend.open(), open(), offset, host, bytes);
+    }
+
+    @Override
+    public synchronized boolean isClosed() {
+        return pointer == null || !backend.isOpen();
     }
 
     Pointer open() {

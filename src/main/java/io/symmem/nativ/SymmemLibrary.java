@@ -323,4 +323,60 @@ final class SymmemLibrary {
     static native int symmem_nvshmem_team_destroy(int team);
 
     static native int symmem_buffer_import_pes(BufferHandle buffer, int rank, int world, @Cast("const int*") int[] pes);
+
+    // ==== NCCL (issue 12): symmem.h's NCCL section, one to one. Device buffers travel as addresses
+    // (long), so that a buffer's offset is plain arithmetic and any memory owner (LocalBuffer now,
+    // symmetric buffers later) can pass its pointer. NativeNccl is the only caller. ==============
+    static final int SYMMEM_NCCL_UNIQUE_ID_BYTES = 128;
+
+    @Opaque
+    @Name("symmem_nccl_comm")
+    static class NcclCommHandle extends Pointer {
+        NcclCommHandle() {
+            super((Pointer) null);
+        }
+    }
+
+    static native int symmem_nccl_load(@Cast("const char* const*") PointerPointer<?> paths, int n);
+
+    static native int symmem_nccl_loaded();
+
+    static native @Cast("const char*") BytePointer symmem_nccl_library_path();
+
+    static native int symmem_nccl_version(IntPointer outCode, IntPointer outMajor, IntPointer outMinor,
+            IntPointer outPatch);
+
+    static native int symmem_nccl_unique_id(@Cast("uint8_t*") BytePointer outId);
+
+    static native int symmem_nccl_comm_init_rank(int nranks, @Cast("const uint8_t*") BytePointer uniqueId, int rank,
+            int device, String label, int timeoutMs, @ByPtrPtr NcclCommHandle out);
+
+    static native int symmem_nccl_comm_abort(NcclCommHandle comm, String reason);
+
+    static native int symmem_nccl_comm_aborted(NcclCommHandle comm);
+
+    static native int symmem_nccl_comm_destroy(NcclCommHandle comm, int timeoutMs);
+
+    static native int symmem_nccl_comm_synchronize(NcclCommHandle comm, Pointer stream, int timeoutMs);
+
+    static native int symmem_nccl_all_reduce(NcclCommHandle comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, Pointer stream, int timeoutMs);
+
+    static native int symmem_nccl_reduce(NcclCommHandle comm, @Cast("const void*") long send, @Cast("void*") long recv,
+            @Cast("uint64_t") long count, int dtype, int op, int root, Pointer stream, int timeoutMs);
+
+    static native int symmem_nccl_broadcast(NcclCommHandle comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int root, Pointer stream, int timeoutMs);
+
+    static native int symmem_nccl_all_gather(NcclCommHandle comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long sendCount, int dtype, Pointer stream, int timeoutMs);
+
+    static native int symmem_nccl_reduce_scatter(NcclCommHandle comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long recvCount, int dtype, int op, Pointer stream,
+            int timeoutMs);
+
+    static native int symmem_nccl_group_start();
+
+    static native int symmem_nccl_group_end(int timeoutMs);
+    // ==== end of NCCL section ====================================================================
 }

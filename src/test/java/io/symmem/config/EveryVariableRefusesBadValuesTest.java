@@ -63,6 +63,8 @@ class EveryVariableRefusesBadValuesTest {
             bad.addAll(List.of("1.5G", "1GiB", "1GB", "-1", "-1G", "1e3", "0x10", "4 G", "1X", "G"));
             bad.add(Long.toString(k.min() - 1));
             bad.add(java.math.BigInteger.valueOf(k.max()).add(java.math.BigInteger.ONE).toString());
+        } else if (kind instanceof FilePathKind) {
+            bad.addAll(List.of("libnccl.so.2", "lib/libnccl.so.2", "./libnccl.so.2", "/tmp", "/", "/a\nb"));
         } else {
             throw new AssertionError("no bad values for kind " + kind + ": add them here");
         }
@@ -100,6 +102,8 @@ class EveryVariableRefusesBadValuesTest {
             return good;
         } else if (kind instanceof ShmemSizeKind k) {
             return List.of(Long.toString(k.min()), "512M", "2g", "1T", Long.toString(k.max()));
+        } else if (kind instanceof FilePathKind) {
+            return List.of("/opt/nccl/lib/libnccl.so.2", "/no/such/dir/libnccl.so.2");
         }
         throw new AssertionError("no good values for kind " + kind + ": add them here");
     }

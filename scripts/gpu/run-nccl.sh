@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The NCCL issue's GPU-machine run (issue 12, parts 1, 2, 6), in one go, about 3-5 minutes:
+#   1. which NCCL the Java app finds by itself (python3 on PATH = /opt/torch/.venv: the pip wheel),
+#      the system one through SYMMEM_NCCL_LIBRARY, and the "not found" message for a wrong path
+#   2. world 1: every collective x dtype x op x size (1, 7, 4099, 1000003) against a float64
+#      reference through the Java API (nccl-check correctness)
+#   3. world 1: the abort test (a world-2 init whose rank 1 never comes ends at its deadline; the same
+#      cut short by NativeCore.abort; a new world-1 communicator works after each)
+#   4. allReduce bf16 sum latency 4 KiB..256 MiB from Java beside torch.cuda.nccl and
+#      torch.distributed (world 1: NCCL's all-reduce is a device copy, so this compares per-call
+#      overheads, not communication)
+#   5. with 2 or more GPUs: the same correctness, the collective-deadline test (rank 1 skips an
+#      allReduce) and the bench at world 2, one GPU per rank (NCCL refuses two ranks on one GPU)
+#   6. native: test_nccl_fake (loader and deadline logic against a fake libnccl)
+#   7. LAST: a table of the steps and the latencies side by side
+# The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh.
+#   bash scripts/gpu/run-nccl.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# NVLink multicast must never be used on the shared machines.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 SYMMEM_DISABLE_MULTICAST=1
+export TORCH_CPP_LOG_LEVEL=ERROR PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
+# The venv's python3 first on PATH: the app must find PyTorch's pip NCCL through it, unaided.
+export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+unset SYMMEM_NCCL_LIBRARY
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+elapsed() { echo $(( $(date +%s) - T0 )); }
+. scripts/gpu/lib.sh
+symmem_runtime
+B=${BUILD_DIR:-/tmp/symmem-nccl-build}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+declare -a SUMMARY
+note() { SUMMARY+=("$(printf '%-64s %s' "$1" "$2")"); }
+step() { # step NAME TIMEOUT LOG cmd...: runs with a deadline, appends to LOG, records PASS/FAIL
+  local name=$1 t=$2 log=$3; shift 3
+  echo "=== $name ($(elapsed) s)" | tee -a "$OUT/$log"
+  timeout "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
+  note "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")"
+  return $rc
+}
+
+{
+  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())' 2>&1
+  ldconfig -p 2>/dev/null | grep libnccl.so.2
+  env | grep -E '^(NCCL_NVLS_ENABLE|TORCH_SYMM_MEM_DISABLE_MULTICAST|NVSHMEM_DISABLE_NVLS)='
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+# 6 (in the background, CPU): the native build for test_nccl_fake.
+( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build "$B" -j16 --target test_nccl_fake ) > "$OUT/native.log" 2>&1 &
+BUILD_PID=$!
+
+# 1. finding NCCL
+step "info: NCCL found unaided (expect the pip wheel)" 60 info.log "${SYMMEM[@]}" nccl-check info
+SYSTEM_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 .*x86-64/ {print $NF; exit}')
+if [[ -n $SYSTEM_NCCL ]]; then
+  SYMMEM_NCCL_LIBRARY=$SYSTEM_NCCL step "info: SYMMEM_NCCL_LIBRARY=$SYSTEM_NCCL" 60 info.log "${SYMMEM[@]}" nccl-check info
+fi
+step "info: a wrong SYMMEM_NCCL_LIBRARY fails naming it" 60 info.log bash -c \
+  'out=$(SYMMEM_NCCL_LIBRARY=/nonexistent/libnccl.so.2 "$@" nccl-check info 2>&1); rc=$?; echo "$out"; [[ $rc != 0 ]] && grep -q "/nonexistent/libnccl.so.2 \[SYMMEM_NCCL_LIBRARY\]: no such file" <<<"$out"' _ "${SYMMEM[@]}"
+
+export SYMMEM_BACKEND=cuda MASTER_PORT=29641
+# 2-4. world 1
+step "world 1: correctness, 5 collectives x 8 dtypes x ops x 4 sizes" 200 world1.log "${SYMMEM[@]}" nccl-check correctness
+step "world 1: abort (init deadline 5 s, NativeCore.abort, recovery)" 90 world1.log "${SYMMEM[@]}" nccl-check abort --deadline-ms 5000
+step "world 1: bench allReduce bf16 (Java)" 120 bench.log "${SYMMEM[@]}" nccl-check bench
+unset SYMMEM_BACKEND
+step "world 1: bench torch.cuda.nccl + torch.distributed" 120 bench.log python3 scripts/gpu/nccl_torch_bench.py
+
+# 5. world 2, one GPU per rank
+if (( NGPU >= 2 )); then
+  export SYMMEM_BACKEND=cuda
+  step "world 2: correctness (launch -n 2)" 240 world2.log "${SYMMEM[@]}" launch -n 2 nccl-check correctness
+  step "world 2: collective deadline (rank 1 skips an allReduce) + recovery" 120 world2.log "${SYMMEM[@]}" launch -n 2 nccl-check hang --deadline-ms 3000
+  step "world 2: bench allReduce bf16 (Java)" 150 bench2.log "${SYMMEM[@]}" launch -n 2 nccl-check bench
+  unset SYMMEM_BACKEND
+  step "world 2: bench torch.distributed (torchrun)" 150 bench2.log torchrun --nproc-per-node=2 scripts/gpu/nccl_torch_bench.py
+else
+  note "world 2" "SKIPPED (1 GPU: NCCL refuses two ranks on one GPU)"
+fi
+
+wait "$BUILD_PID"; rc=$?
+note "native build of test_nccl_fake" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native.log)")"
+[[ $rc == 0 ]] && step "native test_nccl_fake (loader, deadlines, aborts)" 120 native.log "$B/tests/test_nccl_fake"
+
+# 7. last: the table.
+{
+  echo "===== NCCL found"; grep -h "^nccl \|not found" "$OUT/info.log" | head -4
+  echo "===== world 1"; grep -hE "PASS|FAIL|correctness:" "$OUT/world1.log" | head -20
+  [[ -f $OUT/world2.log ]] && { echo "===== world 2"; grep -hE "PASS|FAIL|correctness:" "$OUT/world2.log" | head -20; }
+  for f in bench.log bench2.log; do
+    [[ -f $OUT/$f ]] || continue
+    echo "===== allReduce bf16 sum, us per op ($f; world 1 = a device copy)"
+    python3 - "$OUT/$f" <<'PY'
+import sys, collections
+t = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) == 4 and p[0] in ("JAVA-NCCL", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"):
+        t[int(p[1])][p[0]] = float(p[2])
+cols = ["JAVA-NCCL", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"]
+print("%12s" % "bytes" + "".join("%18s" % c for c in cols))
+for b in sorted(t):
+    print("%12d" % b + "".join("%18s" % ("%.2f" % t[b][c] if c in t[b] else "-") for c in cols))
+PY
+  done
+  echo "===== steps ($(elapsed) s in all)"; printf '%s\n' "${SUMMARY[@]}"
+} 2>&1 | tee "$OUT/summary.txt"

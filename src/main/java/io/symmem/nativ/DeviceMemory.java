@@ -1,0 +1,21 @@
+package io.symmem.nativ;
+
+/**
+ * Memory that a native library can be handed by address: the owner keeps the allocation alive and
+ * knows its size, so callers pass (owner, offset, count) and the bounds are checked against the
+ * owner before any native call. Sealed because only this package knows the owners' raw pointers;
+ * symmetric buffers join the list when the NCCL symmetric backend needs them.
+ */
+public sealed interface DeviceMemory permits LocalBuffer {
+    /** Bytes owned. */
+    long size();
+
+    /** The backend whose device holds the memory. */
+    NativeBackend backend();
+
+    /** True when the memory is on a GPU. */
+    boolean isDevice();
+
+    /** True once freed (or its backend closed): its address must not be used. */
+    boolean isClosed();
+}

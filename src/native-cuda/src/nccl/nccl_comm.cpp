@@ -1,0 +1,653 @@
+// NCCL communicators with deadlines. Every communicator is created NON-BLOCKING (config.blocking =
+// 0): NCCL calls then return at once (ncclInProgress while work continues in NCCL's threads), and we
+// poll ncclCommGetAsyncError ourselves, so that every wait has a deadline, notices symmem_abort, and
+// ends with ncclCommAbort instead of a hang when a rank never comes or a collective never completes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/abi.h"
+#include "core/abort.h"
+#include "core/deadline.h"
+#include "core/status.h"
+#include "nccl/nccl_api.h"
+#include "nccl/nccl_internal.h"
+
+struct symmem_nccl_comm {
+  symmem::nccl::nccl_comm_t handle = nullptr;  // null once aborted (NCCL reclaims it)
+  int nranks = 0;
+  int rank = 0;
+  int device = -1;  // -1: the device that was current at init (never changed by us)
+  std::string label;  // "group 'world'" or "communicator of 4 ranks"
+  // One NCCL call at a time on this communicator, including the polling waits. The abort paths
+  // only try_lock it: a thread that holds it is polling and sees abort_requested within a turn.
+  std::mutex mu;
+  std::atomic<bool> abort_requested{false};
+  std::string requested_reason;  // guarded by g_registry_mutex
+  bool aborted = false;
+  std::string aborted_why;
+  std::string last_op = "no operation yet";
+  cudaEvent_t event = nullptr;  // completion marker of synchronize, created on first use
+  std::atomic<int> in_group{0};  // used inside an open ncclGroupStart/End on some thread
+};
+
+namespace symmem::nccl {
+namespace {
+
+std::string vfmt(const char* fmt, va_list ap) {
+  char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  return buf;
+}
+
+// Communicators alive in this process, so that symmem_abort reaches them.
+std::mutex g_registry_mutex;
+std::vector<symmem_nccl_comm*> g_registry;
+
+// Calls ncclCommAbort once; the communicator is unusable from here on (NCCL frees it).
+// Caller holds c->mu.
+void abort_locked(symmem_nccl_comm* c, const std::string& why) {
+  if (c->aborted) return;
+  const Api* a = api();
+  if (c->handle != nullptr && a != nullptr) {
+    int prev = -1;
+    bool restore = c->device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != c->device;
+    if (c->device >= 0) cudaSetDevice(c->device);
+    // Success or ncclInProgress both mean the abort has started; either way the handle is gone.
+    (void)a->CommAbort(c->handle);
+    if (restore) cudaSetDevice(prev);
+    cudaGetLastError();
+  }
+  c->handle = nullptr;
+  c->aborted = true;
+  c->aborted_why = why;
+}
+
+// symmem_abort's hook: aborts every communicator nobody is waiting on now; a waiting thread sees
+// abort_requested at its next polling turn and aborts it itself (NCCL calls on one communicator
+// must not run concurrently).
+void on_process_abort(const char* reason) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  for (symmem_nccl_comm* c : g_registry) {
+    c->requested_reason = std::string("symmem_abort: ") + reason;
+    c->abort_requested.store(true);
+    if (c->mu.try_lock()) {
+      abort_locked(c, c->requested_reason);
+      c->mu.unlock();
+    }
+  }
+}
+
+void register_comm(symmem_nccl_comm* c) {
+  static std::once_flag once;
+  std::call_once(once, [] { register_abort_hook(&on_process_abort); });
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  g_registry.push_back(c);
+}
+
+void unregister_comm(symmem_nccl_comm* c) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  g_registry.erase(std::remove(g_registry.begin(), g_registry.end(), c), g_registry.end());
+}
+
+std::string requested_reason(symmem_nccl_comm* c) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  return c->requested_reason;
+}
+
+// "allReduce(fp32 sum, 7 elements) on group 'world' (rank 0 of 2)"
+std::string where(const symmem_nccl_comm* c, const std::string& op) {
+  return op + " on " + c->label + " (rank " + std::to_string(c->rank) + " of " +
+         std::to_string(c->nranks) + ")";
+}
+
+// Refuses work on an aborted communicator or in an aborted process.
+symmem_status usable(symmem_nccl_comm* c, const std::string& op) {
+  if (c->aborted)
+    return fail(SYMMEM_ERR_STATE, "%s: the communicator was aborted (%s); close it and create a new one",
+                where(c, op).c_str(), c->aborted_why.c_str());
+  if (aborted() || c->abort_requested.load()) {
+    std::string why = aborted() ? "symmem_abort: " + abort_reason() : requested_reason(c);
+    abort_locked(c, why);
+    return fail(SYMMEM_ERR_ABORTED, "%s, not started: aborted: %s; communicator aborted",
+                where(c, op).c_str(), why.c_str());
+  }
+  if (c->handle == nullptr)
+    return fail(SYMMEM_ERR_STATE, "%s: the communicator has no NCCL handle", where(c, op).c_str());
+  return SYMMEM_OK;
+}
+
+// Makes the communicator's device current for the calls of one scope, and restores the caller's.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (device < 0) return;
+    if (cudaGetDevice(&prev_) != cudaSuccess) {
+      cudaGetLastError();
+      prev_ = -1;
+    }
+    if (prev_ != device) {
+      err_ = cudaSetDevice(device);
+      changed_ = err_ == cudaSuccess && prev_ >= 0;
+      if (err_ != cudaSuccess) cudaGetLastError();
+    }
+  }
+  ~DeviceScope() {
+    if (changed_) cudaSetDevice(prev_);
+  }
+  cudaError_t error() const { return err_; }
+
+ private:
+  int prev_ = -1;
+  bool changed_ = false;
+  cudaError_t err_ = cudaSuccess;
+};
+
+symmem_status fail_device(cudaError_t e, int device, const std::string& what) {
+  symmem_status s = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+                            e == cudaErrorInvalidDevice
+                        ? SYMMEM_ERR_NO_DEVICE
+                        : SYMMEM_ERR_SYSTEM;
+  return fail(s, "%s: cudaSetDevice(%d): %s (%s)", what.c_str(), device, cudaGetErrorName(e),
+              cudaGetErrorString(e));
+}
+
+enum class Wait { kDone, kError, kTimeout, kAborted };
+
+// Polls ncclCommGetAsyncError until it leaves ncclInProgress, the deadline passes or an abort is
+// requested. *result gets the last NCCL result.
+Wait poll_async(const Api* a, symmem_nccl_comm* c, const Deadline& deadline, int* result) {
+  Backoff backoff;
+  for (;;) {
+    int async = kInProgress;
+    int r = a->CommGetAsyncError(c->handle, &async);
+    if (r != kSuccess) {
+      *result = r;
+      return Wait::kError;
+    }
+    if (async != kInProgress) {
+      *result = async;
+      return async == kSuccess ? Wait::kDone : Wait::kError;
+    }
+    *result = kInProgress;
+    if (aborted() || c->abort_requested.load()) return Wait::kAborted;
+    if (deadline.expired()) return Wait::kTimeout;
+    backoff.pause();
+  }
+}
+
+// Turns a Wait that is not kDone into an aborted communicator and a message naming the operation,
+// the communicator, the rank and the deadline.
+symmem_status fail_wait(Wait w, int r, symmem_nccl_comm* c, const std::string& op, int timeout_ms,
+                        const char* what_did_not_finish) {
+  std::string at = where(c, op);
+  if (w == Wait::kAborted) {
+    std::string why = aborted() ? "symmem_abort: " + abort_reason() : requested_reason(c);
+    abort_locked(c, why);
+    return fail(SYMMEM_ERR_ABORTED, "%s: aborted: %s; communicator aborted", at.c_str(), why.c_str());
+  }
+  if (w == Wait::kTimeout) {
+    abort_locked(c, at + " timed out");
+    return fail(SYMMEM_ERR_TIMEOUT, "%s: %s within %d ms; communicator aborted (ncclCommAbort)",
+                at.c_str(), what_did_not_finish, timeout_ms);
+  }
+  // An asynchronous NCCL error leaves the communicator unusable: NCCL's advice is to abort it.
+  std::string detail;
+  const Api* a = api();
+  if (a != nullptr) {
+    const char* text = a->GetErrorString(r);
+    const char* last = a->GetLastError(c->handle);
+    detail = std::string(result_name(r)) + " (" + (text != nullptr ? text : "?") + ")";
+    if (last != nullptr && last[0] != '\0') detail += ": " + std::string(last);
+  }
+  abort_locked(c, at + " failed: " + detail);
+  return fail(r == kInvalidArgument || r == kInvalidUsage ? SYMMEM_ERR_INVALID_ARGUMENT : SYMMEM_ERR_SYSTEM,
+              "%s: NCCL error %d %s; communicator aborted", at.c_str(), r, detail.c_str());
+}
+
+const char* dtype_name(int d) {
+  switch (d) {
+    case kInt8: return "int8";
+    case kUint8: return "uint8";
+    case kInt32: return "int32";
+    case kUint32: return "uint32";
+    case kInt64: return "int64";
+    case kUint64: return "uint64";
+    case kFloat16: return "fp16";
+    case kFloat32: return "fp32";
+    case kFloat64: return "fp64";
+    case kBfloat16: return "bf16";
+    default: return nullptr;
+  }
+}
+
+const char* op_name(int op) {
+  switch (op) {
+    case kSum: return "sum";
+    case kProd: return "prod";
+    case kMax: return "max";
+    case kMin: return "min";
+    case kAvg: return "avg";
+    default: return nullptr;
+  }
+}
+
+// Per thread, as NCCL's own group state: the communicators used inside the open group.
+thread_local int t_group_depth = 0;
+thread_local std::vector<symmem_nccl_comm*> t_group_comms;
+
+struct CollArgs {
+  const char* name;  // "allReduce"
+  int dtype;
+  int op;  // -1: none
+  int root;  // -1: none
+  uint64_t count;
+};
+
+symmem_status check_comm_args(symmem_nccl_comm* c, const CollArgs& x, int timeout_ms) {
+  if (c == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: comm is NULL", x.name);
+  if (dtype_name(x.dtype) == nullptr)
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: datatype %d is not one of NCCL's int8..bf16 (0..9)",
+                x.name, x.dtype);
+  if (x.op != -1 && op_name(x.op) == nullptr)
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: op %d is not one of sum, prod, max, min, avg (0..4)",
+                x.name, x.op);
+  if (x.root != -1 && (x.root < 0 || x.root >= c->nranks))
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: root %d is out of range for %s (0..%d)", x.name,
+                x.root, c->label.c_str(), c->nranks - 1);
+  if (timeout_ms <= 0)
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: timeout_ms must be > 0, got %d", x.name, timeout_ms);
+  return SYMMEM_OK;
+}
+
+std::string describe(const CollArgs& x) {
+  std::string s = std::string(x.name) + "(" + dtype_name(x.dtype);
+  if (x.op >= 0) s += std::string(" ") + op_name(x.op);
+  if (x.root >= 0) s += ", root " + std::to_string(x.root);
+  s += ", " + std::to_string(x.count) + (x.count == 1 ? " element)" : " elements)");
+  return s;
+}
+
+// Enqueues one collective. Outside a group, an ncclInProgress answer (the enqueue continues in
+// NCCL's threads) is polled to its end within the deadline; inside a group the group end does that.
+template <class Call>
+symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout_ms, Call call) {
+  if (symmem_status s = check_comm_args(c, x, timeout_ms); s != SYMMEM_OK) return s;
+  const Api* a = nullptr;
+  if (symmem_status s = require_loaded(x.name, &a); s != SYMMEM_OK) return s;
+  std::lock_guard<std::mutex> lock(c->mu);
+  std::string op = describe(x);
+  if (symmem_status s = usable(c, op); s != SYMMEM_OK) return s;
+  Deadline deadline(timeout_ms);
+  DeviceScope dev(c->device);
+  if (dev.error() != cudaSuccess) return fail_device(dev.error(), c->device, where(c, op));
+  c->last_op = op;
+  int r = call(a);
+  if (t_group_depth > 0) {
+    if (r != kSuccess && r != kInProgress) return fail_nccl(r, c->handle, "%s", where(c, op).c_str());
+    if (std::find(t_group_comms.begin(), t_group_comms.end(), c) == t_group_comms.end()) {
+      t_group_comms.push_back(c);
+      c->in_group.fetch_add(1);
+    }
+    return SYMMEM_OK;
+  }
+  if (r == kInvalidArgument || r == kInvalidUsage)  // refused before anything started: still usable
+    return fail_nccl(r, c->handle, "%s", where(c, op).c_str());
+  if (r != kSuccess && r != kInProgress) return fail_wait(Wait::kError, r, c, op, timeout_ms, "");
+  if (r == kInProgress) {
+    Wait w = poll_async(a, c, deadline, &r);
+    if (w != Wait::kDone) return fail_wait(w, r, c, op, timeout_ms, "was not enqueued");
+  }
+  return SYMMEM_OK;
+}
+
+}  // namespace
+
+symmem_status fail_nccl(int r, nccl_comm_t comm, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string what = vfmt(fmt, ap);
+  va_end(ap);
+  const Api* a = api();
+  const char* text = a != nullptr ? a->GetErrorString(r) : nullptr;
+  const char* last = a != nullptr ? a->GetLastError(comm) : nullptr;
+  return fail(r == kInvalidArgument || r == kInvalidUsage ? SYMMEM_ERR_INVALID_ARGUMENT : SYMMEM_ERR_SYSTEM,
+              "%s: NCCL error %d %s (%s)%s%s", what.c_str(), r, result_name(r),
+              text != nullptr ? text : "?", last != nullptr && last[0] != '\0' ? ": " : "",
+              last != nullptr ? last : "");
+}
+
+}  // namespace symmem::nccl
+
+using namespace symmem;
+using namespace symmem::nccl;
+
+extern "C" {
+
+symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, int rank, int device,
+                                         const char* label, int timeout_ms, symmem_nccl_comm** out) {
+  return guarded("symmem_nccl_comm_init_rank", [&]() -> symmem_status {
+    const char* call = "symmem_nccl_comm_init_rank";
+    if (out == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
+    *out = nullptr;
+    if (nranks < 1) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: nranks must be >= 1, got %d", call, nranks);
+    if (rank < 0 || rank >= nranks)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: rank %d is out of range 0..%d", call, rank, nranks - 1);
+    if (unique_id == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: unique_id is NULL", call);
+    if (device < -1) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: device must be >= -1, got %d", call, device);
+    if (timeout_ms <= 0)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: timeout_ms must be > 0, got %d", call, timeout_ms);
+    const Api* a = nullptr;
+    if (symmem_status s = require_loaded(call, &a); s != SYMMEM_OK) return s;
+    if (symmem_status s = refuse_if_aborted("ncclCommInitRank"); s != SYMMEM_OK) return s;
+
+    auto* c = new symmem_nccl_comm();
+    c->nranks = nranks;
+    c->rank = rank;
+    c->device = device;
+    c->label = label != nullptr && label[0] != '\0' ? std::string(label)
+                                                    : "communicator of " + std::to_string(nranks) +
+                                                          (nranks == 1 ? " rank" : " ranks");
+    std::string op = "ncclCommInitRank(device " + std::to_string(device) + ")";
+    Deadline deadline(timeout_ms);
+    DeviceScope dev(device);
+    if (dev.error() != cudaSuccess) {
+      symmem_status s = fail_device(dev.error(), device, where(c, op));
+      delete c;
+      return s;
+    }
+    nccl_unique_id id;
+    std::memcpy(id.internal, unique_id, kUniqueIdBytes);
+    nccl_config config = default_config();
+    config.blocking = 0;  // every wait below is ours, with a deadline
+    int r = a->CommInitRankConfig(&c->handle, nranks, id, rank, &config);
+    if (r != kSuccess && r != kInProgress) {
+      symmem_status s = fail_nccl(r, c->handle, "%s", where(c, op).c_str());
+      if (c->handle != nullptr) a->CommAbort(c->handle);
+      delete c;
+      return s;
+    }
+    if (c->handle == nullptr) {
+      symmem_status s = fail(SYMMEM_ERR_SYSTEM, "%s: ncclCommInitRankConfig returned %s but no communicator",
+                             where(c, op).c_str(), result_name(r));
+      delete c;
+      return s;
+    }
+    register_comm(c);  // from here on symmem_abort reaches it
+    std::unique_lock<std::mutex> lock(c->mu);
+    Wait w = poll_async(a, c, deadline, &r);
+    if (w != Wait::kDone) {
+      symmem_status s = fail_wait(
+          w, r, c, op, timeout_ms,
+          "did not complete: not every rank joined with this unique id (or NCCL could not connect "
+          "them)");
+      lock.unlock();
+      unregister_comm(c);
+      delete c;
+      return s;
+    }
+    c->last_op = op;
+    *out = c;
+    return SYMMEM_OK;
+  });
+}
+
+symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason) {
+  if (comm == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_comm_abort: comm is NULL");
+  if (reason == nullptr || reason[0] == '\0')
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_comm_abort: reason must be a non-empty string");
+  {
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    comm->requested_reason = reason;
+    comm->abort_requested.store(true);
+  }
+  if (comm->mu.try_lock()) {
+    abort_locked(comm, reason);
+    comm->mu.unlock();
+  }  // else a thread is waiting on it and aborts it at its next turn
+  return SYMMEM_OK;
+}
+
+int symmem_nccl_comm_aborted(symmem_nccl_comm* comm) {
+  if (comm == nullptr) return 0;
+  if (comm->abort_requested.load()) return 1;
+  std::lock_guard<std::mutex> lock(comm->mu);
+  return comm->aborted ? 1 : 0;
+}
+
+symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
+  if (comm == nullptr) return SYMMEM_OK;
+  return guarded("symmem_nccl_comm_destroy", [&]() -> symmem_status {
+    if (timeout_ms <= 0)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_comm_destroy: timeout_ms must be > 0, got %d",
+                  timeout_ms);
+    if (comm->in_group.load() > 0)
+      return fail(SYMMEM_ERR_STATE,
+                  "symmem_nccl_comm_destroy: %s is used in a group that is still open (call "
+                  "symmem_nccl_group_end first)",
+                  comm->label.c_str());
+    unregister_comm(comm);  // symmem_abort no longer reaches it: we own it alone from here
+    symmem_status result = SYMMEM_OK;
+    {
+      std::lock_guard<std::mutex> lock(comm->mu);
+      const Api* a = api();
+      std::string op = "close";
+      if (!comm->aborted && comm->handle != nullptr && a != nullptr) {
+        DeviceScope dev(comm->device);
+        if (aborted() || comm->abort_requested.load()) {
+          // No finalize after an abort request: it would wait for peers that may be gone.
+          abort_locked(comm, aborted() ? "symmem_abort: " + abort_reason() : requested_reason(comm));
+        } else {
+          // Finalize flushes the issued work and waits (in NCCL's threads) until the communicator
+          // is quiescent; only then may destroy free it without blocking. A finalize that does not
+          // end in time means unfinished work or a peer that does not close: abort instead.
+          Deadline deadline(timeout_ms);
+          int r = a->CommFinalize(comm->handle);
+          if (r == kSuccess || r == kInProgress) {
+            Wait w = poll_async(a, comm, deadline, &r);
+            if (w == Wait::kDone) {
+              r = a->CommDestroy(comm->handle);
+              comm->handle = nullptr;
+              if (r != kSuccess && r != kInProgress)
+                result = fail_nccl(r, nullptr, "%s", where(comm, "ncclCommDestroy").c_str());
+            } else {
+              result = fail_wait(w, r, comm, op, timeout_ms,
+                                 "ncclCommFinalize did not complete (unfinished work, or a peer that "
+                                 "does not close)");
+            }
+          } else {
+            result = fail_wait(Wait::kError, r, comm, op, timeout_ms, "");
+          }
+        }
+      }
+      if (comm->event != nullptr) {
+        DeviceScope dev(comm->device);
+        cudaEventDestroy(comm->event);
+        cudaGetLastError();
+        comm->event = nullptr;
+      }
+    }
+    delete comm;
+    return result;
+  });
+}
+
+symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream, int timeout_ms) {
+  return guarded("symmem_nccl_comm_synchronize", [&]() -> symmem_status {
+    if (comm == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_comm_synchronize: comm is NULL");
+    if (timeout_ms <= 0)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_comm_synchronize: timeout_ms must be > 0, got %d",
+                  timeout_ms);
+    const Api* a = nullptr;
+    if (symmem_status s = require_loaded("symmem_nccl_comm_synchronize", &a); s != SYMMEM_OK) return s;
+    std::lock_guard<std::mutex> lock(comm->mu);
+    std::string op = comm->last_op;
+    if (symmem_status s = usable(comm, op); s != SYMMEM_OK) return s;
+    Deadline deadline(timeout_ms);
+    DeviceScope dev(comm->device);
+    if (dev.error() != cudaSuccess) return fail_device(dev.error(), comm->device, where(comm, op));
+    if (comm->event == nullptr) {
+      cudaError_t e = cudaEventCreateWithFlags(&comm->event, cudaEventDisableTiming);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        comm->event = nullptr;
+        return fail(SYMMEM_ERR_SYSTEM, "%s: cudaEventCreateWithFlags: %s", where(comm, op).c_str(),
+                    cudaGetErrorString(e));
+      }
+    }
+    cudaError_t e = cudaEventRecord(comm->event, static_cast<cudaStream_t>(stream));
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return fail(SYMMEM_ERR_SYSTEM, "%s: cudaEventRecord on the stream: %s", where(comm, op).c_str(),
+                  cudaGetErrorString(e));
+    }
+    // The event completes when everything enqueued before it on the stream has; NCCL's async error
+    // is checked along the way (a peer that failed shows there, not in the stream).
+    Backoff backoff;
+    for (unsigned turn = 0;; turn++) {
+      e = cudaEventQuery(comm->event);
+      bool done = e == cudaSuccess;
+      if (!done && e != cudaErrorNotReady) {
+        cudaGetLastError();
+        return fail(SYMMEM_ERR_SYSTEM, "%s: cudaEventQuery: %s (%s)", where(comm, op).c_str(),
+                    cudaGetErrorName(e), cudaGetErrorString(e));
+      }
+      if (done || turn % 16 == 0) {
+        int async = kSuccess;
+        int r = a->CommGetAsyncError(comm->handle, &async);
+        if (r != kSuccess) return fail_wait(Wait::kError, r, comm, op, timeout_ms, "");
+        if (async != kSuccess && async != kInProgress)
+          return fail_wait(Wait::kError, async, comm, op, timeout_ms, "");
+      }
+      if (done) return SYMMEM_OK;
+      if (aborted() || comm->abort_requested.load())
+        return fail_wait(Wait::kAborted, kInProgress, comm, op, timeout_ms, "");
+      if (deadline.expired())
+        return fail_wait(Wait::kTimeout, kInProgress, comm, op, timeout_ms, "did not complete");
+      backoff.pause();
+    }
+  });
+}
+
+symmem_status symmem_nccl_all_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
+                                     uint64_t count, int dtype, int op, void* stream, int timeout_ms) {
+  return guarded("symmem_nccl_all_reduce", [&]() -> symmem_status {
+    CollArgs x{"allReduce", dtype, op, -1, count};
+    if (send == nullptr || recv == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "allReduce: %s is NULL", send == nullptr ? "send" : "recv");
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      return a->AllReduce(send, recv, count, dtype, op, comm->handle, stream);
+    });
+  });
+}
+
+symmem_status symmem_nccl_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
+                                 uint64_t count, int dtype, int op, int root, void* stream,
+                                 int timeout_ms) {
+  return guarded("symmem_nccl_reduce", [&]() -> symmem_status {
+    if (root < 0) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "reduce: root must be >= 0, got %d", root);
+    if (send == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "reduce: send is NULL");
+    if (comm != nullptr && comm->rank == root && recv == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "reduce: recv is NULL on the root rank %d", root);
+    CollArgs x{"reduce", dtype, op, root, count};
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      return a->Reduce(send, recv, count, dtype, op, root, comm->handle, stream);
+    });
+  });
+}
+
+symmem_status symmem_nccl_broadcast(symmem_nccl_comm* comm, const void* send, void* recv,
+                                    uint64_t count, int dtype, int root, void* stream, int timeout_ms) {
+  return guarded("symmem_nccl_broadcast", [&]() -> symmem_status {
+    CollArgs x{"broadcast", dtype, -1, root, count};
+    if (root < 0) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "broadcast: root must be >= 0, got %d", root);
+    if (recv == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "broadcast: recv is NULL");
+    if (comm != nullptr && comm->rank == root && send == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "broadcast: send is NULL on the root rank %d", root);
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      return a->Broadcast(send, recv, count, dtype, root, comm->handle, stream);
+    });
+  });
+}
+
+symmem_status symmem_nccl_all_gather(symmem_nccl_comm* comm, const void* send, void* recv,
+                                     uint64_t send_count, int dtype, void* stream, int timeout_ms) {
+  return guarded("symmem_nccl_all_gather", [&]() -> symmem_status {
+    CollArgs x{"allGather", dtype, -1, -1, send_count};
+    if (send == nullptr || recv == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "allGather: %s is NULL", send == nullptr ? "send" : "recv");
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      return a->AllGather(send, recv, send_count, dtype, comm->handle, stream);
+    });
+  });
+}
+
+symmem_status symmem_nccl_reduce_scatter(symmem_nccl_comm* comm, const void* send, void* recv,
+                                         uint64_t recv_count, int dtype, int op, void* stream,
+                                         int timeout_ms) {
+  return guarded("symmem_nccl_reduce_scatter", [&]() -> symmem_status {
+    CollArgs x{"reduceScatter", dtype, op, -1, recv_count};
+    if (send == nullptr || recv == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "reduceScatter: %s is NULL", send == nullptr ? "send" : "recv");
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      return a->ReduceScatter(send, recv, recv_count, dtype, op, comm->handle, stream);
+    });
+  });
+}
+
+symmem_status symmem_nccl_group_start(void) {
+  const Api* a = nullptr;
+  if (symmem_status s = require_loaded("symmem_nccl_group_start", &a); s != SYMMEM_OK) return s;
+  int r = a->GroupStart();
+  if (r != kSuccess) return fail_nccl(r, nullptr, "ncclGroupStart");
+  t_group_depth++;
+  return SYMMEM_OK;
+}
+
+symmem_status symmem_nccl_group_end(int timeout_ms) {
+  return guarded("symmem_nccl_group_end", [&]() -> symmem_status {
+    if (timeout_ms <= 0)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_nccl_group_end: timeout_ms must be > 0, got %d", timeout_ms);
+    if (t_group_depth == 0)
+      return fail(SYMMEM_ERR_STATE, "symmem_nccl_group_end: no group is open on this thread");
+    const Api* a = nullptr;
+    if (symmem_status s = require_loaded("symmem_nccl_group_end", &a); s != SYMMEM_OK) return s;
+    Deadline deadline(timeout_ms);
+    int r = a->GroupEnd();
+    t_group_depth--;
+    if (t_group_depth > 0) {  // an inner group end: NCCL launches only at the outermost one
+      return r == kSuccess ? SYMMEM_OK : fail_nccl(r, nullptr, "ncclGroupEnd (nested)");
+    }
+    std::vector<symmem_nccl_comm*> comms;
+    comms.swap(t_group_comms);
+    symmem_status result = SYMMEM_OK;
+    if (r != kSuccess && r != kInProgress) result = fail_nccl(r, nullptr, "ncclGroupEnd");
+    // Non-blocking communicators: the group's work continues in NCCL's threads; wait for each of
+    // them (or abort them all at the deadline: a group is all or nothing).
+    for (symmem_nccl_comm* c : comms) {
+      {
+        std::lock_guard<std::mutex> lock(c->mu);
+        if (result == SYMMEM_OK && !c->aborted && c->handle != nullptr) {
+          std::string op = "group of operations (last: " + c->last_op + ")";
+          int rr = kSuccess;
+          Wait w = poll_async(a, c, deadline, &rr);
+          if (w != Wait::kDone)
+            result = fail_wait(w, rr, c, op, timeout_ms, "did not complete ncclGroupEnd");
+        } else if (result != SYMMEM_OK && !c->aborted) {
+          abort_locked(c, "ncclGroupEnd failed");
+        }
+      }
+      c->in_group.fetch_sub(1);
+    }
+    return result;
+  });
+}
+
+}  // extern "C"

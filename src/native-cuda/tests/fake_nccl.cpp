@@ -1,0 +1,120 @@
+// A fake libnccl.so.2 for the tests: it exports the entry points symmem resolves, with behaviour
+// chosen per call by FAKE_NCCL_MODE, so the loader, the version check and every deadline/abort path
+// can be exercised on a machine without a GPU or a real NCCL:
+//   ok          init and collectives succeed at once
+//   init_hang   ncclCommInitRankConfig answers ncclInProgress and the communicator never gets ready
+//               (as when a rank never joins)
+//   coll_hang   collectives (and ncclGroupEnd) answer ncclInProgress forever
+//   async_error collectives answer ncclInProgress, then the async error becomes ncclRemoteError
+// FAKE_NCCL_VERSION sets ncclGetVersion's code (default 22809). Built with FAKE_NCCL_PARTIAL it
+// exports ncclGetVersion alone (a library that is not a usable NCCL).
+// The fake_nccl_* functions let the test see what symmem did (aborts, finalizes, the config).
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#define FAKE_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+struct FakeComm {
+  int state;  // what ncclCommGetAsyncError reports
+};
+std::atomic<int> g_aborts{0}, g_finalizes{0}, g_destroys{0}, g_inits{0}, g_collectives{0};
+struct {
+  size_t size;
+  unsigned magic, version;
+  int blocking;
+  const char* commName;
+} g_config;
+
+bool mode(const char* m) {
+  const char* v = std::getenv("FAKE_NCCL_MODE");
+  return std::strcmp(v != nullptr ? v : "ok", m) == 0;
+}
+int collective(void* comm) {
+  g_collectives++;
+  auto* c = static_cast<FakeComm*>(comm);
+  if (mode("coll_hang")) {
+    c->state = 7;
+    return 7;
+  }
+  if (mode("async_error")) {
+    c->state = 6;
+    return 7;
+  }
+  return 0;
+}
+}  // namespace
+
+FAKE_API int ncclGetVersion(int* v) {
+  const char* s = std::getenv("FAKE_NCCL_VERSION");
+  *v = s != nullptr ? std::atoi(s) : 22809;
+  return 0;
+}
+
+#ifndef FAKE_NCCL_PARTIAL
+FAKE_API int ncclGetUniqueId(void* id) {
+  std::memset(id, 0x5a, 128);
+  return 0;
+}
+// The unique id travels by value: 128 bytes, as in NCCL.
+struct Uid { char b[128]; };
+FAKE_API int ncclCommInitRankConfig(void** comm, int nranks, Uid id, int rank, void* config) {
+  (void)id;
+  if (nranks < 1 || rank < 0 || rank >= nranks) return 4;
+  std::memcpy(&g_config.size, config, sizeof(size_t));
+  std::memcpy(&g_config.magic, static_cast<char*>(config) + 8, 4);
+  std::memcpy(&g_config.version, static_cast<char*>(config) + 12, 4);
+  std::memcpy(&g_config.blocking, static_cast<char*>(config) + 16, 4);
+  std::memcpy(&g_config.commName, static_cast<char*>(config) + 48, sizeof(char*));
+  g_inits++;
+  auto* c = new FakeComm{0};
+  *comm = c;
+  if (mode("init_hang")) {
+    c->state = 7;
+    return 7;
+  }
+  return 0;
+}
+FAKE_API int ncclCommFinalize(void* comm) {
+  g_finalizes++;
+  (void)comm;
+  return 0;
+}
+FAKE_API int ncclCommDestroy(void* comm) {
+  g_destroys++;
+  delete static_cast<FakeComm*>(comm);
+  return 0;
+}
+FAKE_API int ncclCommAbort(void* comm) {
+  g_aborts++;
+  delete static_cast<FakeComm*>(comm);
+  return 0;
+}
+FAKE_API int ncclCommGetAsyncError(void* comm, int* err) {
+  *err = static_cast<FakeComm*>(comm)->state;
+  return 0;
+}
+FAKE_API const char* ncclGetErrorString(int r) { return r == 6 ? "remote process exited or there was a network error" : "fake error"; }
+FAKE_API const char* ncclGetLastError(void*) { return "fake last error"; }
+FAKE_API int ncclAllReduce(const void*, void*, size_t, int, int, void* comm, void*) { return collective(comm); }
+FAKE_API int ncclReduce(const void*, void*, size_t, int, int, int, void* comm, void*) { return collective(comm); }
+FAKE_API int ncclBroadcast(const void*, void*, size_t, int, int, void* comm, void*) { return collective(comm); }
+FAKE_API int ncclAllGather(const void*, void*, size_t, int, void* comm, void*) { return collective(comm); }
+FAKE_API int ncclReduceScatter(const void*, void*, size_t, int, int, void* comm, void*) { return collective(comm); }
+FAKE_API int ncclGroupStart() { return 0; }
+FAKE_API int ncclGroupEnd() { return mode("coll_hang") ? 7 : 0; }
+
+FAKE_API int fake_nccl_aborts() { return g_aborts; }
+FAKE_API int fake_nccl_finalizes() { return g_finalizes; }
+FAKE_API int fake_nccl_destroys() { return g_destroys; }
+FAKE_API int fake_nccl_inits() { return g_inits; }
+FAKE_API int fake_nccl_collectives() { return g_collectives; }
+FAKE_API void fake_nccl_last_config(size_t* size, unsigned* magic, unsigned* version, int* blocking) {
+  *size = g_config.size;
+  *magic = g_config.magic;
+  *version = g_config.version;
+  *blocking = g_config.blocking;
+}
+#endif
