@@ -55,6 +55,12 @@ export SYMMEM_BACKEND=nvshmem
 DEMO=(launch -n "$WORLD" demo --min-time-ms 50)
 step "java demo, nvshmem, fp32 auto, $WORLD rank(s)" 120 run.log "${SYMMEM[@]}" "${DEMO[@]}" --sizes 4KiB,64KiB,1MiB,16MiB,1000003 --dtype fp32 --algo auto
 step "java demo, nvshmem, bf16 one-shot + two-shot, odd sizes" 120 run.log bash -c '"$@" --sizes 4KiB,1000002 --dtype bf16 --algo one-shot && "$@" --sizes 4098,8MiB --dtype bf16 --algo two-shot' _ "${SYMMEM[@]}" "${DEMO[@]}"
+# World 2 from Java: on one GPU two PEs share it (NVSHMEM's limited MPG: no teams, no finalize).
+if (( NGPU == 1 )); then
+  SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 step "java demo, nvshmem, world 2 on ONE GPU, bf16 + fp32" 150 run.log bash -c \
+    '"$@" --sizes 4KiB,1000002,8MiB --dtype bf16 --algo auto && "$@" --sizes 4099,1MiB --dtype fp32 --algo two-shot' _ \
+    "${SYMMEM[@]}" launch -n 2 demo --min-time-ms 20
+fi
 # /v1/info of a serving rank.
 (WORLD_SIZE=1 RANK=0 MASTER_PORT=29611 SYMMEM_HTTP_PORT=8791 timeout 60 "${SYMMEM[@]}" serve > "$OUT/serve.log" 2>&1 &)
 for _ in $(seq 1 300); do curl -sf 127.0.0.1:8791/v1/info -o "$OUT/info.json" 2>/dev/null && grep -q '"in use"' "$OUT/info.json" && break; sleep 0.1; done

@@ -134,8 +134,14 @@ int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
     CHECK_OK(symmem_buffer_free(w));
   }
 
-  // Teams: the world as one strided team; its PEs translate back.
+  // Several PEs on one GPU without MPS is NVSHMEM's "limited MPG" mode: it ends the process on
+  // teams and on finalize, so those parts are left out (symmem's Java side refuses teams there and
+  // leaves NVSHMEM unfinalized).
+  const bool limited_mpg = world > ngpu;
+  if (limited_mpg && rank == 0)
+    std::printf("world %d on %d GPU(s): teams and finalize skipped (NVSHMEM's limited MPG)\n", world, ngpu);
   int team = -2;
+  if (!limited_mpg) {
   CHECK_OK(symmem_nvshmem_team_split_strided(0, 1, world, &team));
   CHECK(team > 0);
   for (int t = 0; t < world; ++t) {
@@ -144,6 +150,7 @@ int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
     CHECK(w == t);
   }
   CHECK_OK(symmem_nvshmem_team_destroy(team));
+  }
 
   // 1000 alloc/bind/free cycles leave the device's free memory where the first left it.
   symmem_buffer* first = bound_buffer(be, 1 << 20, rank, world, &round);
@@ -164,11 +171,16 @@ int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
   symmem_buffer* keep = bound_buffer(be, 4096, rank, world, &round);
   CHECK_STATUS(symmem_nvshmem_finalize(), SYMMEM_ERR_STATE);
   CHECK_ERROR_HAS("still live");
+  rank_barrier(world, &round);
   CHECK_OK(symmem_buffer_free(keep));
   CHECK_OK(symmem_backend_close(be));
-  CHECK_OK(symmem_nvshmem_finalize());
-  CHECK(symmem_nvshmem_initialized() == 0);
-  if (rank == 0) std::printf("nvshmem world %d: collectives, signals, teams, cycles, finalize: PASS\n", world);
+  if (!limited_mpg) {
+    CHECK_OK(symmem_nvshmem_finalize());
+    CHECK(symmem_nvshmem_initialized() == 0);
+  }
+  if (rank == 0)
+    std::printf("nvshmem world %d: collectives, signals, deadline, %scycles: PASS\n", world,
+                limited_mpg ? "" : "teams, finalize, ");
   return 0;
 }
 

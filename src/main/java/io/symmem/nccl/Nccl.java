@@ -33,6 +33,11 @@ public final class Nccl {
             throw new NativeException.Unsupported("NCCL needs a libsymmem built with CUDA; this one was built without "
                     + "(nvcc not found at build time)");
         }
+        if (candidates.paths().isEmpty()) {
+            // Every place named a file that does not exist (SYMMEM_NCCL_LIBRARY set wrong, say): nothing
+            // for the loader to try, and the message says where symmem looked.
+            throw new NativeException.NoDevice(candidates.notFoundMessage(null));
+        }
         try {
             NativeNccl.load(candidates.paths());
         } catch (NativeException.NoDevice e) {

@@ -42,11 +42,14 @@ public final class NvshmemWorld {
     private final StoreExchange heap;
     private final StoreExchange teams;
     private final Map<List<Integer>, NvshmemTeam> teamsByRanks = new LinkedHashMap<>();
+    /** Which ranks share a GPU (null: one GPU per rank). NVSHMEM then runs "limited MPG". */
+    private final String sharedGpus;
     private long heapCalls;
     private boolean finalized;
 
     private NvshmemWorld(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device,
-            NvshmemCalls calls) {
+            NvshmemCalls calls, String sharedGpus) {
+        this.sharedGpus = sharedGpus;
         this.rank = rank;
         this.worldSize = worldSize;
         this.device = device;
@@ -63,7 +66,18 @@ public final class NvshmemWorld {
      */
     public static NvshmemWorld join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device,
             NvshmemCalls calls, Duration timeout) {
-        NvshmemWorld world = new NvshmemWorld(exchanges, rank, worldSize, device, calls);
+        return join(exchanges, rank, worldSize, device, calls, null, timeout);
+    }
+
+    /**
+     * As {@link #join(Function, int, int, int, NvshmemCalls, Duration)}, where {@code sharedGpus} says which ranks
+     * share a GPU (null when none do; every rank must pass the same). Several PEs on one GPU without
+     * MPS is NVSHMEM's "limited MPG" mode, in which it ends the process (exit -1) on teams and on
+     * finalize; symmem refuses teams there with an error and leaves NVSHMEM unfinalized.
+     */
+    public static NvshmemWorld join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device,
+            NvshmemCalls calls, String sharedGpus, Duration timeout) {
+        NvshmemWorld world = new NvshmemWorld(exchanges, rank, worldSize, device, calls, sharedGpus);
         world.bootstrap(timeout);
         return world;
     }
@@ -148,6 +162,11 @@ public final class NvshmemWorld {
      */
     public synchronized NvshmemTeam team(List<Integer> worldRanks, Duration timeout) {
         requireJoined("team");
+        if (sharedGpus != null) {
+            throw new UnsupportedOperationException("NVSHMEM teams need one GPU per rank, but " + sharedGpus + ": NVSHMEM "
+                    + "would end the process (teams are not supported with several PEs per GPU without MPS); symmem's "
+                    + "buffers and collectives on a group work without a team");
+        }
         List<Integer> ranks = List.copyOf(worldRanks);
         int[] shape = NvshmemTeam.stridedShape(ranks);
         if (ranks.get(ranks.size() - 1) >= worldSize) {
@@ -197,6 +216,11 @@ public final class NvshmemWorld {
         }
         if (calls.aborted()) {
             LOG.warnf("NVSHMEM not finalized: a peer is gone, and NVSHMEM's finalize would wait for it");
+            return false;
+        }
+        if (sharedGpus != null) {
+            LOG.warnf("NVSHMEM not finalized: %s, and NVSHMEM ends the process on finalize then (several PEs per GPU "
+                    + "without MPS)", sharedGpus);
             return false;
         }
         int live = calls.liveBuffers();

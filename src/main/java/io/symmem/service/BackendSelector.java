@@ -55,6 +55,9 @@ final class BackendSelector {
         if (requested == Backend.HOST) {
             return new NativeBackend("host", -1);
         }
+        if (requested == Backend.NVSHMEM) {
+            throw new IllegalArgumentException("the nvshmem backend opens once NVSHMEM is joined (NvshmemStartup)");
+        }
         if (requested != Backend.CUDA) {
             throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");
         }

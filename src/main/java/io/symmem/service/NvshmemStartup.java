@@ -39,8 +39,23 @@ public final class NvshmemStartup {
         }
     }
 
-    void join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device, Duration timeout) {
-        world = NvshmemWorld.join(exchanges, rank, worldSize, device, NvshmemCalls.nativeCalls(), timeout);
+    void join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device, String sharedGpus,
+            Duration timeout) {
+        world = NvshmemWorld.join(exchanges, rank, worldSize, device, NvshmemCalls.nativeCalls(), sharedGpus, timeout);
+    }
+
+    /** Which ranks share a GPU, from the world rendezvous (same host, same device), or null. */
+    static String sharedGpus(List<PeerInfo> peers) {
+        record Gpu(String host, int device) {
+        }
+        Map<Gpu, List<Integer>> ranksByGpu = new java.util.LinkedHashMap<>();
+        for (PeerInfo p : peers) {
+            ranksByGpu.computeIfAbsent(new Gpu(p.host(), p.device()), k -> new java.util.ArrayList<>()).add(p.rank());
+        }
+        List<String> shared = ranksByGpu.entrySet().stream().filter(e -> e.getValue().size() > 1)
+                .map(e -> "ranks " + e.getValue() + " share GPU " + e.getKey().device() + " of host " + e.getKey().host())
+                .toList();
+        return shared.isEmpty() ? null : String.join("; ", shared);
     }
 
     public NvshmemLibrary.Loaded loaded() {

@@ -345,7 +345,7 @@ public class RankRuntime {
         List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, null, NativeCore.cudaDeviceCount()),
                 timeout);
         startup.join(name -> new StoreExchange(runStore, name, config.rank(), config.worldSize()), config.rank(),
-                config.worldSize(), device, timeout);
+                config.worldSize(), device, NvshmemStartup.sharedGpus(gathered), timeout);
         nvshmem = startup;
         backend = new NativeBackend("nvshmem", device);
         List<PeerInfo> decided = new ArrayList<>(gathered.size());

@@ -324,6 +324,25 @@ class NvshmemWorldTest {
         assertThat(live.finalizes).hasValue(0);
     }
 
+    @Test
+    void withSeveralRanksOnOneGpuTeamsAreRefusedAndFinalizeIsLeftOut() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        String shared = "ranks [0, 1] share GPU 0 of host h";
+        all(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = NvshmemWorld.join(name -> new StoreExchange(store, name, rank, WORLD), rank, WORLD, 0,
+                        nv.forRank(rank), shared, TIMEOUT);
+                assertThatThrownBy(() -> w.team(List.of(0, 1), TIMEOUT)).isInstanceOf(UnsupportedOperationException.class)
+                        .hasMessageContaining(shared).hasMessageContaining("without a team");
+                w.agreeAllocation("world", 64, TIMEOUT);
+                assertThat(w.finalizeWorld(TIMEOUT)).isFalse();
+                return w;
+            }
+        }));
+        assertThat(nv.splits).hasValue(0);
+        assertThat(nv.finalizes).hasValue(0);
+    }
+
     /** Forwards every call; tests override one. */
     static class DelegatingCalls implements NvshmemCalls {
         private final NvshmemCalls d;
