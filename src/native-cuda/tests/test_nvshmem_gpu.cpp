@@ -108,6 +108,24 @@ int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
   for (int r = 0; r < world; ++r)
     for (uint64_t i = 0; i < count; ++i)
       if (got[r * count + i] != value(r, i)) TEST_FAIL("all_gather: rank %d element %llu", r, (unsigned long long)i);
+  // Reduce-scatter: rank r gets block r of the sum, the blocks being rank q's elements q*count/world...
+  {
+    const uint64_t per = count / world;  // elements per rank's block (the buffer holds world * per)
+    for (int q = 0; q < world; ++q)
+      for (uint64_t i = 0; i < per; ++i) in[q * per + i] = value(rank, q * per + i);
+    CHECK_OK(symmem_buffer_copy_in(b, SYMMEM_RANK_SELF, 0, in.data(), per * world * 4));
+    CHECK_OK(symmem_barrier(b, 0, 20000));
+    CHECK_OK(symmem_reduce_scatter(b, SYMMEM_FLOAT32, SYMMEM_SUM, per, out, nullptr, 20000));
+    CHECK_OK(symmem_stream_synchronize(b, nullptr));
+    CHECK_OK(symmem_local_copy_out(be, out, 0, got.data(), per * 4));
+    for (uint64_t i = 0; i < per; ++i) {
+      double ref = 0;
+      for (int q = 0; q < world; ++q) ref += double(value(q, rank * per + i));
+      if (std::fabs(got[i] - ref) > 1e-4 * (1 + std::fabs(ref)))
+        TEST_FAIL("reduce_scatter: element %llu is %f, expected %f", (unsigned long long)i, got[i], ref);
+    }
+    CHECK_OK(symmem_barrier(b, 0, 20000));
+  }
   // Signals between every pair, then a barrier: they wait (with a deadline) and pass.
   for (int p = 0; p < world; ++p) {
     if (p == rank) continue;
@@ -179,7 +197,7 @@ int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
     CHECK(symmem_nvshmem_initialized() == 0);
   }
   if (rank == 0)
-    std::printf("nvshmem world %d: collectives, signals, deadline, %scycles: PASS\n", world,
+    std::printf("nvshmem world %d: all-reduce (both), all-gather, reduce-scatter, signals, deadline, %scycles: PASS\n", world,
                 limited_mpg ? "" : "teams, finalize, ");
   return 0;
 }

@@ -28,15 +28,29 @@ public final class NvshmemStartup {
 
     /** Loads NVSHMEM and sets its environment; not found: an error listing every place looked at. */
     static NvshmemStartup load(Map<String, String> env) {
-        List<String> candidates = NvshmemLibraryLocator.candidates(env).stream().map(LibraryCandidate::path).toList();
+        List<LibraryCandidate> candidates = NvshmemLibraryLocator.candidates(env);
         Map<String, String> toExport = NvshmemEnvironment.resolve(env).toExport();
         try {
-            return new NvshmemStartup(NvshmemLibrary.load(candidates, toExport));
+            return new NvshmemStartup(NvshmemLibrary.load(candidates.stream().map(LibraryCandidate::path).toList(), toExport));
         } catch (NativeException e) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nvshmem: " + e.getMessage()
-                    + "; set SYMMEM_NVSHMEM_HOME to the directory holding lib/libnvshmem_host.so.3, or install the "
-                    + "nvidia-nvshmem-cu13 wheel", e);
+            throw new IllegalStateException("SYMMEM_BACKEND=nvshmem: " + withOrigins(e.getMessage(), candidates)
+                    + "\nSet SYMMEM_NVSHMEM_HOME to the directory holding lib/libnvshmem_host.so.3, or install the "
+                    + "nvidia-nvshmem-cu13 wheel in the Python environment on PATH", e);
         }
+    }
+
+    /**
+     * The loader's "  path: reason" lines with where each path came from ({@code [SYMMEM_NVSHMEM_HOME]},
+     * {@code [python3 on PATH]}, ...), and without the path the loader repeats inside its reason.
+     */
+    static String withOrigins(String nativeMessage, List<LibraryCandidate> candidates) {
+        String out = nativeMessage;
+        for (LibraryCandidate c : candidates) {
+            String line = "\n  " + c.path() + ": ";
+            String repeated = c.path() + ": ";
+            out = out.replace(line + repeated, line).replace(line, "\n  " + c.path() + " [" + c.origin() + "]: ");
+        }
+        return out;
     }
 
     void join(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device, String sharedGpus,

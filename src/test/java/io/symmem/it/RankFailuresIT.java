@@ -89,6 +89,21 @@ class RankFailuresIT {
     }
 
     @Test
+    void nvshmemWithoutItsLibraryStopsTheRankNamingEveryPlaceLookedAt() throws Exception {
+        // This machine has no NVSHMEM (no GPU, no pip wheel): the rank must stop at once, before the world
+        // rendezvous, with the list of places and where each came from.
+        Map<String, String> env = rankEnv(0, 1, Ports.free(), Ports.freeBlock(1));
+        env.put("SYMMEM_BACKEND", "nvshmem");
+        env.put("SYMMEM_NVSHMEM_HOME", "/nonexistent/nvshmem");
+        try (RankProcess p = RankProcess.start("no-nvshmem", env, "demo")) {
+            assertThat(p.exitCode(60)).as(p.output()).isEqualTo(1);
+            assertThat(p.output()).contains("SYMMEM_BACKEND=nvshmem: NVSHMEM's host library (libnvshmem_host.so.3) was not found")
+                    .contains("/nonexistent/nvshmem/lib/libnvshmem_host.so.3 [SYMMEM_NVSHMEM_HOME")
+                    .contains("libnvshmem_host.so.3 [").contains("Set SYMMEM_NVSHMEM_HOME");
+        }
+    }
+
+    @Test
     void aMissingVariableStopsStartUpNamingIt() throws Exception {
         try (RankProcess p = RankProcess.start("no-world", Map.of("RANK", "1"), "demo")) {
             assertThat(p.exitCode(60)).isEqualTo(2);

@@ -5,10 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Which ranks share a GPU is read off the world rendezvous: same host and same device. */
+/**
+ * What NvshmemStartup works out before NVSHMEM runs: which ranks share a GPU (from the world
+ * rendezvous: same host, same device), and the not-found message with each place's origin.
+ */
 class NvshmemSharedGpusTest {
     private static PeerInfo peer(int rank, String host, int device) {
         return new PeerInfo(rank, rank, host, 100 + rank, 8700, "nvshmem", device, "H100", 1);
+    }
+
+    @Test
+    void theNotFoundMessageSaysWhereEachPlaceCameFrom() {
+        String loader = "NVSHMEM's host library (libnvshmem_host.so.3) was not found; looked at:"
+                + "\n  /x/lib/libnvshmem_host.so.3: /x/lib/libnvshmem_host.so.3: cannot open shared object file"
+                + "\n  libnvshmem_host.so.3: libnvshmem_host.so.3: cannot open shared object file";
+        String shown = NvshmemStartup.withOrigins(loader, List.of(
+                new io.symmem.config.LibraryCandidate("/x/lib/libnvshmem_host.so.3", "SYMMEM_NVSHMEM_HOME"),
+                new io.symmem.config.LibraryCandidate("libnvshmem_host.so.3", "the loader's search path")));
+        assertThat(shown).contains("\n  /x/lib/libnvshmem_host.so.3 [SYMMEM_NVSHMEM_HOME]: cannot open shared object file")
+                .contains("\n  libnvshmem_host.so.3 [the loader's search path]: cannot open shared object file");
     }
 
     @Test
