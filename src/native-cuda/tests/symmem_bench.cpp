@@ -1,5 +1,8 @@
-// symmem_bench: all-reduce latency and bus bandwidth of the cuda backend, one forked rank per GPU.
-//   symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32]
+// symmem_bench: all-reduce latency and bus bandwidth of the cuda (or nvshmem) backend, one forked rank
+// per GPU.
+//   symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
+// nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
+// unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
 // one-shot (out of place), two-shot (out of place), two-shot (in place), auto (out of place).
 // Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
@@ -8,6 +11,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 
@@ -19,14 +23,47 @@ static const int kMaxSizes = 32;
 
 struct Shared {
   double us[8][kMaxSizes][kVariants];  // [rank][size][variant]
+  double host_us[8][kMaxSizes][kVariants];  // CPU time per call while enqueuing (launch cost)
   double barrier_us[8];
   double barrier_host_us[8];  // CPU time per barrier_on_stream call (enqueue only)
   int auto_algo[kMaxSizes];
   int auto_algo_ip[kMaxSizes];
 };
 
+// An nvshmem buffer of `bytes` for rank/world: NVSHMEM loaded, joined with rank 0's id (sent over
+// `uid_pipe`), the heap allocation bound to PEs 0..world-1 once every rank has allocated.
+static symmem_buffer* make_nvshmem_buffer(int rank, int world, int device, uint64_t bytes, int uid_pipe[2],
+                                          std::atomic<int>* allocated, symmem_backend** be_out) {
+  const char* lib = std::getenv("SYMMEM_TEST_NVSHMEM_LIB");
+  const char* cand[] = {lib != nullptr && *lib != '\0' ? lib : "libnvshmem_host.so.3"};
+  CHECK_OK(symmem_nvshmem_load(cand, 1, nullptr, 0));
+  uint8_t uid[SYMMEM_NVSHMEM_UNIQUEID_BYTES] = {};
+  if (rank == 0) {
+    CHECK_OK(symmem_nvshmem_get_uniqueid(uid));
+    for (int r = 1; r < world; ++r) CHECK(write(uid_pipe[1], uid, sizeof uid) == sizeof uid);
+  } else {
+    CHECK(read(uid_pipe[0], uid, sizeof uid) == sizeof uid);
+  }
+  CHECK_OK(symmem_nvshmem_init(device, rank, world, uid));
+  if (std::getenv("SYMMEM_BENCH_NVSHMEM_INIT_ONLY") != nullptr) {
+    // Diagnosis: NVSHMEM joined, but the buffer is a cuda one (what NVSHMEM's init does to launches).
+    allocated->fetch_add(1);
+    return make_cuda_buffer("bench", rank, world, device, bytes, be_out);
+  }
+  CHECK_OK(symmem_backend_open("nvshmem", device, be_out));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(*be_out, bytes, &b));
+  allocated->fetch_add(1);
+  while (allocated->load() < world) usleep(100);
+  std::vector<int> pes(world);
+  for (int r = 0; r < world; ++r) pes[r] = r;
+  CHECK_OK(symmem_buffer_import_pes(b, rank, world, pes.data()));
+  return b;
+}
+
 int main(int argc, char** argv) {
   int world = 0;
+  bool nvshmem = false;
   uint64_t max_bytes = 256ull << 20;
   int dtype = SYMMEM_BFLOAT16;
   for (int i = 1; i < argc; ++i) {
@@ -36,15 +73,23 @@ int main(int argc, char** argv) {
     else if (a == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
       dtype = d == "fp32" ? SYMMEM_FLOAT32 : d == "fp16" ? SYMMEM_FLOAT16 : SYMMEM_BFLOAT16;
+    } else if (a == "--backend" && i + 1 < argc) {
+      std::string be = argv[++i];
+      if (be != "cuda" && be != "nvshmem") {
+        std::fprintf(stderr, "--backend %s: cuda or nvshmem\n", be.c_str());
+        return 2;
+      }
+      nvshmem = be == "nvshmem";
     } else {
-      std::fprintf(stderr, "usage: symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32]\n");
+      std::fprintf(stderr, "usage: symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] "
+                           "[--backend cuda|nvshmem]\n");
       return 2;
     }
   }
-  const int ngpu = require_gpus("symmem_bench", 2);
+  const int ngpu = require_gpus("symmem_bench", 1);
   if (world == 0) world = std::min(ngpu, 4);
-  if (world < 2 || world > 8 || world > ngpu) {
-    std::fprintf(stderr, "--world %d: need 2..8 and at most %d (GPUs)\n", world, ngpu);
+  if (world < 1 || world > 8 || world > ngpu) {
+    std::fprintf(stderr, "--world %d: need 1..8 and at most %d (GPUs)\n", world, ngpu);
     return 2;
   }
   std::vector<uint64_t> sizes;
@@ -54,10 +99,16 @@ int main(int argc, char** argv) {
   std::memset(sh, 0, sizeof *sh);
   const size_t es = symmem_dtype_size(symmem_dtype(dtype));
   const int timeout = 30000;
+  int uid_pipe[2];
+  CHECK(pipe(uid_pipe) == 0);
+  auto* allocated = static_cast<std::atomic<int>*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                                                        MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  allocated->store(0);
 
   bool ok = run_ranks(world, 600, [&](int rank) {
     symmem_backend* be = nullptr;
-    symmem_buffer* b = make_cuda_buffer("bench", rank, world, rank, max_bytes, &be);
+    symmem_buffer* b = nvshmem ? make_nvshmem_buffer(rank, world, rank, max_bytes, uid_pipe, allocated, &be)
+                               : make_cuda_buffer("bench", rank, world, rank, max_bytes, &be);
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void* out = nullptr;
@@ -93,7 +144,10 @@ int main(int argc, char** argv) {
         CHECK_OK(symmem_stream_synchronize(b, s));
         CHECK_OK(symmem_barrier(b, 0, timeout));
         CUDA_OK(cudaEventRecord(e0, s));
+        const auto q0 = std::chrono::steady_clock::now();
         for (int i = 0; i < iters; ++i) CHECK_OK(op());
+        sh->host_us[rank][si][v] =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - q0).count() / iters;
         CUDA_OK(cudaEventRecord(e1, s));
         CHECK_OK(symmem_stream_synchronize(b, s));
         float ms = 0;
@@ -120,6 +174,7 @@ int main(int argc, char** argv) {
     CUDA_OK(cudaFree(out));
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
+    if (nvshmem && std::getenv("SYMMEM_BENCH_NVSHMEM_INIT_ONLY") == nullptr) CHECK_OK(symmem_nvshmem_finalize());
     return 0;
   });
   if (!ok) {
@@ -127,7 +182,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const char* dn = dtype == SYMMEM_FLOAT32 ? "fp32" : dtype == SYMMEM_FLOAT16 ? "fp16" : "bf16";
-  std::printf("symmem_bench: world %d, %s sum, time per op (us, max over ranks), busbw GB/s\n", world, dn);
+  std::printf("symmem_bench: %s backend, world %d, %s sum, time per op (us, max over ranks), busbw GB/s\n",
+              nvshmem ? "nvshmem" : "cuda", world, dn);
   std::printf("%10s", "bytes");
   for (int v = 0; v < kVariants; ++v) std::printf(" %14s", kVariantName[v]);
   std::printf(" %6s %6s %10s\n", "auto=", "ip=", "busbw(best)");
@@ -143,9 +199,21 @@ int main(int argc, char** argv) {
     double best = t[kAuto];
     for (int v : {kOne, kOneIp, kTwo, kTwoIp, kAutoIp})
       if (t[v] > 0) best = std::min(best, t[v]);
-    const double busbw = 2.0 * (world - 1) / world * sizes[si] / (best * 1e-6) / 1e9;
+    // World 1 moves no data between ranks: its busbw is 0 by the formula; shown is the copy's rate.
+    const double busbw = world > 1 ? 2.0 * (world - 1) / world * sizes[si] / (best * 1e-6) / 1e9
+                                   : sizes[si] / (best * 1e-6) / 1e9;
     std::printf(" %6s %6s %10.1f\n", sh->auto_algo[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two",
                 sh->auto_algo_ip[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two", busbw);
+  }
+  // Host time per call while enqueuing: when it is close to the time per op above, the GPU waited for
+  // launches (launch-bound) and the figure is the CPU's, not the kernel's.
+  std::printf("host enqueue per call (us, max over ranks): one-shot, two-shot, auto\n");
+  for (size_t si = 0; si < sizes.size() && sizes[si] <= (8u << 20); ++si) {
+    double h[3] = {0, 0, 0};
+    const int vs[3] = {kOne, kTwo, kAuto};
+    for (int k = 0; k < 3; ++k)
+      for (int r = 0; r < world; ++r) h[k] = std::max(h[k], sh->host_us[r][si][vs[k]]);
+    std::printf("  host %10llu %8.2f %8.2f %8.2f\n", (unsigned long long)sizes[si], h[0], h[1], h[2]);
   }
   double bar = 0, bar_host = 0;
   for (int r = 0; r < world; ++r) {
