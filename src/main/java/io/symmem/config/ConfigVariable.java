@@ -82,6 +82,9 @@ public enum ConfigVariable {
             Text.GID_INDEX + " (unset: NCCL_IB_GID_INDEX's value)"),
     NVSHMEM_DISABLE_NVLS("nvshmem.disable-nvls", false, new BooleanKind(),
             Text.NVSHMEM_BOOLEAN + "; 1 keeps NVLink multicast off (unset: 1, symmem's default)"),
+    NVSHMEM_DISABLE_LOCAL_ONLY_PROXY("nvshmem.disable-local-only-proxy", false, new BooleanKind(),
+            Text.NVSHMEM_BOOLEAN + "; 1 stops NVSHMEM's proxy thread on NVLink-only nodes, where it busy-polls a core "
+                    + "for device-side NVSHMEM, which symmem does not use (unset: 1, symmem's default)"),
     NVSHMEM_SYMMETRIC_SIZE("nvshmem.symmetric-size", false, new ShmemSizeKind(1, Long.MAX_VALUE),
             "a whole number of bytes, optionally followed by K, M, G or T (any case; powers of 1024, as NVSHMEM reads "
                     + "them) such as 2G: the symmetric heap per rank (unset: SYMMEM_NVSHMEM_HEAP_SIZE, else NVSHMEM's 1G)"),

@@ -39,6 +39,11 @@ public interface NvshmemConfig {
     @WithConverter(BooleanKind.Converter.class)
     boolean disableNvls();
 
+    /** NVSHMEM_DISABLE_LOCAL_ONLY_PROXY; true unless the user set it otherwise. */
+    @WithName("disable-local-only-proxy")
+    @WithConverter(BooleanKind.Converter.class)
+    boolean disableLocalOnlyProxy();
+
     /** NVSHMEM_SYMMETRIC_SIZE in bytes, or SYMMEM_NVSHMEM_HEAP_SIZE's; empty: NVSHMEM's 1 GiB per rank. */
     @WithName("symmetric-size")
     @WithConverter(ShmemSizeKind.Converter.class)

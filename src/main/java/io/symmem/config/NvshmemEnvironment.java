@@ -22,6 +22,10 @@ import java.util.TreeMap;
  * otherwise). A list the user set does not turn the mapping on: that stays theirs to decide.</li>
  * <li>{@code NVSHMEM_IB_GID_INDEX} unset: {@code NCCL_IB_GID_INDEX}'s value.</li>
  * <li>{@code NVSHMEM_DISABLE_NVLS} unset: 1, since NVLink multicast stays off on shared machines.</li>
+ * <li>{@code NVSHMEM_DISABLE_LOCAL_ONLY_PROXY} unset: 1. On NVLink-only nodes NVSHMEM's proxy thread
+ * serves only device-side NVSHMEM (global exit, device wait timeouts), which symmem does not use, and it
+ * busy-polls a CPU core for the life of the process (measured: 100% of a core at world 1). NVSHMEM
+ * ignores the variable where a network transport needs the proxy.</li>
  * <li>{@code NVSHMEM_SYMMETRIC_SIZE} unset and {@code SYMMEM_NVSHMEM_HEAP_SIZE} set: that size in bytes.</li>
  * </ol>
  * NCCL's values are copied verbatim: the two libraries share the list syntax ({@code ^}, {@code =}),
@@ -35,6 +39,7 @@ public final class NvshmemEnvironment {
     /** The source of a value the user set in the environment. */
     public static final String ENVIRONMENT = "environment";
     static final String NVLS_DEFAULT = "symmem default: NVLink multicast stays off";
+    static final String PROXY_DEFAULT = "symmem default: no proxy thread polling a core for device-side NVSHMEM";
     private static final String UNCHECKED = "not checked by symmem: passed to NVSHMEM as set";
 
     /** One NVSHMEM variable in effect. */
@@ -62,6 +67,7 @@ public final class NvshmemEnvironment {
         }
         copy(env, values, ConfigVariable.NCCL_IB_GID_INDEX, ConfigVariable.NVSHMEM_IB_GID_INDEX);
         derive(values, ConfigVariable.NVSHMEM_DISABLE_NVLS, "1", NVLS_DEFAULT);
+        derive(values, ConfigVariable.NVSHMEM_DISABLE_LOCAL_ONLY_PROXY, "1", PROXY_DEFAULT);
         heapBytes(env).ifPresent(bytes -> derive(values, ConfigVariable.NVSHMEM_SYMMETRIC_SIZE, Long.toString(bytes),
                 "from " + ConfigVariable.SYMMEM_NVSHMEM_HEAP_SIZE.name() + "=" + env.get(ConfigVariable.SYMMEM_NVSHMEM_HEAP_SIZE.name())));
         return new NvshmemEnvironment(values);

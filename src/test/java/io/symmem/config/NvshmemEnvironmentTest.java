@@ -24,11 +24,14 @@ class NvshmemEnvironmentTest {
     }
 
     @Test
-    void withNothingSetOnlyNvlsIsTurnedOff() {
+    void withNothingSetOnlyNvlsAndTheLocalProxyAreTurnedOff() {
         NvshmemEnvironment nvshmem = NvshmemEnvironment.resolve(Map.of("PATH", "/usr/bin"));
-        assertThat(nvshmem.toExport()).containsExactly(Map.entry("NVSHMEM_DISABLE_NVLS", "1"));
-        assertThat(nvshmem.settings()).extracting(EffectiveSetting::variable).containsExactly("NVSHMEM_DISABLE_NVLS");
+        assertThat(nvshmem.toExport()).containsExactly(Map.entry("NVSHMEM_DISABLE_NVLS", "1"),
+                Map.entry("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "1"));
+        assertThat(nvshmem.settings()).extracting(EffectiveSetting::variable)
+                .containsExactly("NVSHMEM_DISABLE_NVLS", "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY");
         assertThat(row(nvshmem, "NVSHMEM_DISABLE_NVLS").source()).isEqualTo("symmem default: NVLink multicast stays off");
+        assertThat(row(nvshmem, "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY").source()).contains("no proxy thread");
     }
 
     @ParameterizedTest
@@ -81,8 +84,10 @@ class NvshmemEnvironmentTest {
 
     @Test
     void nvlsTheUserTurnedOnIsReportedAsTheirs() {
-        NvshmemEnvironment nvshmem = NvshmemEnvironment.resolve(Map.of("NVSHMEM_DISABLE_NVLS", "0"));
+        NvshmemEnvironment nvshmem = NvshmemEnvironment.resolve(Map.of("NVSHMEM_DISABLE_NVLS", "0",
+                "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "0"));
         assertThat(nvshmem.toExport()).isEmpty();
+        assertThat(row(nvshmem, "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY").source()).isEqualTo("environment");
         assertThat(row(nvshmem, "NVSHMEM_DISABLE_NVLS")).extracting(EffectiveSetting::value, EffectiveSetting::source)
                 .containsExactly("0", "environment");
     }
@@ -112,14 +117,16 @@ class NvshmemEnvironmentTest {
     void otherNvshmemVariablesAreListedAsSetAndNeverExported() {
         NvshmemEnvironment nvshmem = NvshmemEnvironment.resolve(Map.of("NVSHMEM_REMOTE_TRANSPORT", "ibgda", "NVSHMEM_DEBUG", "INFO"));
         assertThat(nvshmem.settings()).extracting(EffectiveSetting::variable)
-                .containsExactly("NVSHMEM_DISABLE_NVLS", "NVSHMEM_DEBUG", "NVSHMEM_REMOTE_TRANSPORT");
+                .containsExactly("NVSHMEM_DISABLE_NVLS", "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "NVSHMEM_DEBUG",
+                        "NVSHMEM_REMOTE_TRANSPORT");
         assertThat(row(nvshmem, "NVSHMEM_REMOTE_TRANSPORT").allowed()).contains("not checked by symmem");
-        assertThat(nvshmem.toExport()).containsOnlyKeys("NVSHMEM_DISABLE_NVLS");
+        assertThat(nvshmem.toExport()).containsOnlyKeys("NVSHMEM_DISABLE_NVLS", "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY");
     }
 
     private static final List<String> NAMES = List.of("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX",
             "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME", "NVSHMEM_HCA_LIST", "NVSHMEM_IB_GID_INDEX", "NVSHMEM_ENABLE_NIC_PE_MAPPING",
-            "NVSHMEM_DISABLE_NVLS", "NVSHMEM_SYMMETRIC_SIZE", "SYMMEM_NVSHMEM_HEAP_SIZE", "NVSHMEM_DEBUG", "NVSHMEM_OTHER");
+            "NVSHMEM_DISABLE_NVLS", "NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "NVSHMEM_SYMMETRIC_SIZE", "SYMMEM_NVSHMEM_HEAP_SIZE",
+            "NVSHMEM_DEBUG", "NVSHMEM_OTHER");
 
     @Provide
     Arbitrary<Map<String, String>> environments() {
@@ -169,6 +176,8 @@ class NvshmemEnvironmentTest {
             }
         }
         assertThat(export.containsKey("NVSHMEM_DISABLE_NVLS")).isEqualTo(!env.containsKey("NVSHMEM_DISABLE_NVLS"));
+        assertThat(export.containsKey("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY"))
+                .isEqualTo(!env.containsKey("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY"));
         assertThat(export.keySet()).isSubsetOf(Set.copyOf(NAMES));
     }
 }
