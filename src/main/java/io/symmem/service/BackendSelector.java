@@ -24,16 +24,20 @@ final class BackendSelector {
     static CudaCandidate candidate(int localRank, boolean allowOverlapping) {
         int count = NativeCore.cudaDeviceCount();
         int device = deviceFor(localRank, count, allowOverlapping);
-        String name = null;
-        if (device >= 0) {
-            try {
-                NativeTopology topology = NativeTopology.query();
-                name = device < topology.devices().size() ? topology.devices().get(device).name() : null;
-            } catch (RuntimeException e) {
-                name = null;
-            }
+        return new CudaCandidate(count, device, deviceName(device));
+    }
+
+    /** The name of CUDA device {@code device} (null when there is none, or the topology cannot say). */
+    static String deviceName(int device) {
+        if (device < 0) {
+            return null;
         }
-        return new CudaCandidate(count, device, name);
+        try {
+            NativeTopology topology = NativeTopology.query();
+            return device < topology.devices().size() ? topology.devices().get(device).name() : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** LOCAL_RANK's device among {@code count}, or -1 when there is none for it. */

@@ -342,17 +342,13 @@ public class RankRuntime {
         int device = BackendSelector.explicitDevice(Backend.NVSHMEM, config.effectiveLocalRank(),
                 config.allowOverlappingDevices());
         NvshmemStartup startup = NvshmemStartup.load(System.getenv());
-        List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, null, NativeCore.cudaDeviceCount()),
-                timeout);
+        List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, BackendSelector.deviceName(device),
+                NativeCore.cudaDeviceCount()), timeout);
         startup.join(name -> new StoreExchange(runStore, name, config.rank(), config.worldSize()), config.rank(),
                 config.worldSize(), device, NvshmemStartup.sharedGpus(gathered), timeout);
         nvshmem = startup;
         backend = new NativeBackend("nvshmem", device);
-        List<PeerInfo> decided = new ArrayList<>(gathered.size());
-        for (PeerInfo p : gathered) {
-            decided.add(p.rank() == config.rank() ? p.withBackend("nvshmem", device, backend.deviceName()) : p);
-        }
-        return List.copyOf(decided);
+        return gathered;
     }
 
     /** NVSHMEM as this rank loaded and joined it; null unless SYMMEM_BACKEND=nvshmem. */
