@@ -8,6 +8,7 @@ import io.symmem.nativ.NativeCore;
 import io.symmem.nativ.NativeNvshmem;
 import io.symmem.nvshmem.NvshmemWorld;
 import io.symmem.store.StoreExchange;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,11 +95,11 @@ public final class SymmetricAllocator {
         Runnable release = () -> releaseOnNvshmemHeap(buffer, name, sizeBytes, timeout);
         try {
             int myPe = NativeNvshmem.pe()[0];
-            byte[] mine = java.nio.ByteBuffer.allocate(12).putInt(myPe).putLong(sizeBytes).array();
+            byte[] mine = ByteBuffer.allocate(12).putInt(myPe).putLong(sizeBytes).array();
             List<byte[]> all = group.allGather(mine, timeout).await().atMost(timeout.plusSeconds(5));
             int[] pes = new int[all.size()];
             for (int r = 0; r < pes.length; r++) {
-                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all.get(r));
+                ByteBuffer b = ByteBuffer.wrap(all.get(r));
                 pes[r] = b.getInt();
                 long theirs = b.getLong();
                 if (theirs != sizeBytes) {

@@ -1,5 +1,6 @@
 package io.symmem.nativ;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import org.bytedeco.javacpp.BytePointer;
@@ -61,7 +62,7 @@ public final class NativeNvshmem {
         while (end < all.length && all[end] != 0) {
             end++;
         }
-        return new String(all, 0, end, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(all, 0, end, StandardCharsets.UTF_8);
     }
 
     public static Version version() {

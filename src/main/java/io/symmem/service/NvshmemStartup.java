@@ -9,6 +9,8 @@ import io.symmem.nvshmem.NvshmemLibrary;
 import io.symmem.nvshmem.NvshmemWorld;
 import io.symmem.store.StoreExchange;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -62,9 +64,9 @@ public final class NvshmemStartup {
     static String sharedGpus(List<PeerInfo> peers) {
         record Gpu(String host, int device) {
         }
-        Map<Gpu, List<Integer>> ranksByGpu = new java.util.LinkedHashMap<>();
+        Map<Gpu, List<Integer>> ranksByGpu = new LinkedHashMap<>();
         for (PeerInfo p : peers) {
-            ranksByGpu.computeIfAbsent(new Gpu(p.host(), p.device()), k -> new java.util.ArrayList<>()).add(p.rank());
+            ranksByGpu.computeIfAbsent(new Gpu(p.host(), p.device()), k -> new ArrayList<>()).add(p.rank());
         }
         List<String> shared = ranksByGpu.entrySet().stream().filter(e -> e.getValue().size() > 1)
                 .map(e -> "ranks " + e.getValue() + " share GPU " + e.getKey().device() + " of host " + e.getKey().host())
