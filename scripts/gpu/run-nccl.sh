@@ -94,15 +94,15 @@ note "native build of test_nccl_fake" "$([[ $rc == 0 ]] && echo PASS || echo "FA
   [[ -f $OUT/world2.log ]] && { echo "===== world 2"; grep -hE "PASS|FAIL|correctness:" "$OUT/world2.log" | head -20; }
   for f in bench.log bench2.log; do
     [[ -f $OUT/$f ]] || continue
-    echo "===== allReduce bf16 sum, us per op ($f; world 1 = a device copy)"
+    echo "===== allReduce bf16 sum, us per op ($f; JAVA-NCCL out of place, -IP and torch.cuda.nccl in place)"
     python3 - "$OUT/$f" <<'PY'
 import sys, collections
 t = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
     p = line.split()
-    if len(p) == 4 and p[0] in ("JAVA-NCCL", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"):
+    if len(p) == 4 and p[0] in ("JAVA-NCCL", "JAVA-NCCL-IP", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"):
         t[int(p[1])][p[0]] = float(p[2])
-cols = ["JAVA-NCCL", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"]
+cols = ["JAVA-NCCL", "JAVA-NCCL-IP", "TORCH-CUDA-NCCL", "TORCH-DIST-NCCL"]
 print("%12s" % "bytes" + "".join("%18s" % c for c in cols))
 for b in sorted(t):
     print("%12d" % b + "".join("%18s" % ("%.2f" % t[b][c] if c in t[b] else "-") for c in cols))

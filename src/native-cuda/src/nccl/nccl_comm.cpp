@@ -33,7 +33,12 @@ struct symmem_nccl_comm {
   std::string requested_reason;  // guarded by g_registry_mutex
   bool aborted = false;
   std::string aborted_why;
+  // The last operation, for messages: a collective's fields are stored as they are (formatting a text
+  // on every call cost a few hundred nanoseconds on the hot path); other operations set the text.
   std::string last_op = "no operation yet";
+  const char* last_name = nullptr;  // non-null: the last operation was this collective
+  int last_dtype = 0, last_opcode = -1, last_root = -1;
+  uint64_t last_count = 0;
   cudaEvent_t event = nullptr;  // completion marker of synchronize, created on first use
   std::atomic<int> in_group{0};  // used inside an open ncclGroupStart/End on some thread
 };
@@ -275,6 +280,12 @@ std::string describe(const CollArgs& x) {
   return s;
 }
 
+// The last operation on c, as messages name it.
+std::string last_op_text(const symmem_nccl_comm* c) {
+  if (c->last_name == nullptr) return c->last_op;
+  return describe(CollArgs{c->last_name, c->last_dtype, c->last_opcode, c->last_root, c->last_count});
+}
+
 // Enqueues one collective. Outside a group, an ncclInProgress answer (the enqueue continues in
 // NCCL's threads) is polled to its end within the deadline; inside a group the group end does that.
 template <class Call>
@@ -283,13 +294,21 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
   const Api* a = nullptr;
   if (symmem_status s = require_loaded(x.name, &a); s != SYMMEM_OK) return s;
   std::lock_guard<std::mutex> lock(c->mu);
-  std::string op = describe(x);
-  if (symmem_status s = usable(c, op); s != SYMMEM_OK) return s;
+  // The usual case (a usable communicator) is checked without building the operation's text.
+  if (c->aborted || aborted() || c->abort_requested.load() || c->handle == nullptr) {
+    if (symmem_status s = usable(c, describe(x)); s != SYMMEM_OK) return s;
+  }
   Deadline deadline(timeout_ms);
   DeviceScope dev(c->device);
-  if (dev.error() != cudaSuccess) return fail_device(dev.error(), c->device, where(c, op));
-  c->last_op = op;
+  if (dev.error() != cudaSuccess) return fail_device(dev.error(), c->device, where(c, describe(x)));
+  c->last_name = x.name;
+  c->last_dtype = x.dtype;
+  c->last_opcode = x.op;
+  c->last_root = x.root;
+  c->last_count = x.count;
   int r = call(a);
+  if (r == kSuccess && t_group_depth == 0) return SYMMEM_OK;
+  const std::string op = describe(x);
   if (t_group_depth > 0) {
     if (r != kSuccess && r != kInProgress) return fail_nccl(r, c->handle, "%s", where(c, op).c_str());
     if (std::find(t_group_comms.begin(), t_group_comms.end(), c) == t_group_comms.end()) {
@@ -394,6 +413,7 @@ symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, i
       return s;
     }
     c->last_op = op;
+    c->last_name = nullptr;
     *out = c;
     return SYMMEM_OK;
   });
@@ -488,7 +508,7 @@ symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream,
     const Api* a = nullptr;
     if (symmem_status s = require_loaded("symmem_nccl_comm_synchronize", &a); s != SYMMEM_OK) return s;
     std::lock_guard<std::mutex> lock(comm->mu);
-    std::string op = comm->last_op;
+    std::string op = last_op_text(comm);
     if (symmem_status s = usable(comm, op); s != SYMMEM_OK) return s;
     Deadline deadline(timeout_ms);
     DeviceScope dev(comm->device);
@@ -635,7 +655,7 @@ symmem_status symmem_nccl_group_end(int timeout_ms) {
       {
         std::lock_guard<std::mutex> lock(c->mu);
         if (result == SYMMEM_OK && !c->aborted && c->handle != nullptr) {
-          std::string op = "group of operations (last: " + c->last_op + ")";
+          std::string op = "group of operations (last: " + last_op_text(c) + ")";
           int rr = kSuccess;
           Wait w = poll_async(a, c, deadline, &rr);
           if (w != Wait::kDone)

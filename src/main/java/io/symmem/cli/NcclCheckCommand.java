@@ -381,36 +381,41 @@ public class NcclCheckCommand implements Callable<Integer> {
         var sync = runtime.exchange("nccl-bench-sync", rank, world);  // the ranks start each timing together
         try (NcclCommunicator comm = communicator("nccl-bench", backend); NativeStream stream = backend.createStream();
                 LocalBuffer send = backend.allocateLocal(max); LocalBuffer recv = backend.allocateLocal(max)) {
-            for (long bytes : benchBytes) {
-                long count = bytes / 2;
-                Runnable once = () -> comm.allReduce(NcclBuffer.of(send), NcclBuffer.of(recv), count, NcclDataType.BFLOAT16,
-                        NcclRedOp.SUM, stream);
-                for (int i = 0; i < 5; i++) {
-                    once.run();
-                }
-                comm.synchronize(stream);
-                int iters = 10;
-                double us;
-                for (;;) {
-                    sync.barrier(Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(70));
-                    long t0 = System.nanoTime();
-                    for (int i = 0; i < iters; i++) {
+            for (boolean inPlace : new boolean[] {false, true}) {
+                // In place is what torch.cuda.nccl.all_reduce([x]) does; out of place adds a copy at world 1.
+                String label = inPlace ? "JAVA-NCCL-IP" : "JAVA-NCCL";
+                for (long bytes : benchBytes) {
+                    long count = bytes / 2;
+                    NcclBuffer out = inPlace ? NcclBuffer.of(send) : NcclBuffer.of(recv);
+                    Runnable once = () -> comm.allReduce(NcclBuffer.of(send), out, count, NcclDataType.BFLOAT16,
+                            NcclRedOp.SUM, stream);
+                    for (int i = 0; i < 5; i++) {
                         once.run();
                     }
                     comm.synchronize(stream);
-                    long ns = System.nanoTime() - t0;
-                    us = ns / 1e3 / iters;
-                    if (ns > 100_000_000L || iters >= 20000) {
-                        break;
+                    int iters = 10;
+                    double us;
+                    for (;;) {
+                        sync.barrier(Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(70));
+                        long t0 = System.nanoTime();
+                        for (int i = 0; i < iters; i++) {
+                            once.run();
+                        }
+                        comm.synchronize(stream);
+                        long ns = System.nanoTime() - t0;
+                        us = ns / 1e3 / iters;
+                        if (ns > 100_000_000L || iters >= 20000) {
+                            break;
+                        }
+                        iters *= 4;
                     }
-                    iters *= 4;
+                    rows.add(String.format(Locale.ROOT, "%s %d %.2f %d", label, bytes, us, iters));
                 }
-                rows.add(String.format(Locale.ROOT, "%d %.2f %d", bytes, us, iters));
             }
         }
         if (rank == 0) {
-            System.out.println("symmem-nccl allReduce bf16 sum, world " + world + " (bytes us_per_op iters):");
-            rows.forEach(r -> System.out.println("JAVA-NCCL " + r));
+            System.out.println("symmem-nccl allReduce bf16 sum, world " + world + " (series bytes us_per_op iters; -IP = in place):");
+            rows.forEach(System.out::println);
         }
     }
 }
