@@ -44,6 +44,14 @@ class BadSettingIT {
     }
 
     @Test
+    void anNvshmemInterfaceThatThisHostLacksStopsAnNvshmemRankNamingWhereItCameFrom() throws Exception {
+        // NCCL's variable reaches NVSHMEM's as PyTorch copies it; the interface does not exist here.
+        refused(Map.of("SYMMEM_BACKEND", "nvshmem", "NCCL_SOCKET_IFNAME", "nosuchif9"),
+                "symmem: NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=nosuchif9 (from NCCL_SOCKET_IFNAME) matches no network "
+                        + "interface of this host", "serve");
+    }
+
+    @Test
     void spinVariablesOutOfRangeStopTheStoreAndItsBenchmark() throws Exception {
         refused(Map.of("SYMMEM_STORE_SERVER_SPIN_MICROS", "-1"),
                 "symmem: SYMMEM_STORE_SERVER_SPIN_MICROS=-1 is invalid: expected microseconds, 0..10000", "store");
