@@ -90,8 +90,13 @@ public final class SymmetricAllocator {
      */
     private SymmetricMemory allocateOnNvshmemHeap(StoreExchange group, long sizeBytes, Duration timeout) {
         String name = group.groupName();
-        nvshmem.agreeAllocation(name, sizeBytes, timeout);
-        NativeBuffer buffer = backend.allocate(sizeBytes);
+        NativeBuffer buffer;
+        // Agreement and nvshmem_malloc as one step: two threads of a rank allocating at once must not
+        // make their heap calls in another order than the one they agreed on.
+        synchronized (nvshmem) {
+            nvshmem.agreeAllocation(name, sizeBytes, timeout);
+            buffer = backend.allocate(sizeBytes);
+        }
         Runnable release = () -> releaseOnNvshmemHeap(buffer, name, sizeBytes, timeout);
         try {
             int myPe = NativeNvshmem.pe()[0];
@@ -126,8 +131,10 @@ public final class SymmetricAllocator {
             buffer.close();  // native code releases only its bookkeeping: the dead PE would never free
             return;
         }
-        nvshmem.agreeFree(group, sizeBytes, timeout);
-        buffer.close();
+        synchronized (nvshmem) {
+            nvshmem.agreeFree(group, sizeBytes, timeout);
+            buffer.close();
+        }
     }
 
     private static List<PeerDescriptor> gather(StoreExchange group, PeerDescriptor mine, Duration timeout) {
