@@ -28,17 +28,6 @@
 namespace symmem::cuda {
 namespace {
 
-#define SYMMEM_CU(call, ...)                                          \
-  do {                                                                \
-    CUresult symmem_cu_r_ = (call);                                   \
-    if (symmem_cu_r_ != CUDA_SUCCESS) return fail_cu(symmem_cu_r_, __VA_ARGS__); \
-  } while (0)
-#define SYMMEM_RT(call, ...)                                          \
-  do {                                                                \
-    cudaError_t symmem_rt_e_ = (call);                                \
-    if (symmem_rt_e_ != cudaSuccess) return fail_rt(symmem_rt_e_, __VA_ARGS__); \
-  } while (0)
-
 // One mapping of one rank's allocation in this process.
 struct Mapping {
   CUdeviceptr va = 0;

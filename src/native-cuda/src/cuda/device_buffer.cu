@@ -16,17 +16,6 @@
 
 namespace symmem::cuda {
 
-#define SYMMEM_CU(call, ...)                                          \
-  do {                                                                \
-    CUresult symmem_cu_r_ = (call);                                   \
-    if (symmem_cu_r_ != CUDA_SUCCESS) return fail_cu(symmem_cu_r_, __VA_ARGS__); \
-  } while (0)
-#define SYMMEM_RT(call, ...)                                          \
-  do {                                                                \
-    cudaError_t symmem_rt_e_ = (call);                                \
-    if (symmem_rt_e_ != cudaSuccess) return fail_rt(symmem_rt_e_, __VA_ARGS__); \
-  } while (0)
-
 namespace {
 
 uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }

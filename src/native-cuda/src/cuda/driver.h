@@ -36,6 +36,19 @@ symmem_status driver(const Driver** out);
 symmem_status fail_cu(CUresult r, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 symmem_status fail_rt(cudaError_t e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// Return fail_cu / fail_rt from the enclosing function when a driver / runtime call fails; the
+// arguments after the call name it and its subject.
+#define SYMMEM_CU(call, ...)                                          \
+  do {                                                                \
+    CUresult symmem_cu_r_ = (call);                                   \
+    if (symmem_cu_r_ != CUDA_SUCCESS) return fail_cu(symmem_cu_r_, __VA_ARGS__); \
+  } while (0)
+#define SYMMEM_RT(call, ...)                                          \
+  do {                                                                \
+    cudaError_t symmem_rt_e_ = (call);                                \
+    if (symmem_rt_e_ != cudaSuccess) return fail_rt(symmem_rt_e_, __VA_ARGS__); \
+  } while (0)
+
 // Environment switches read by the backend.
 bool env_flag(const char* name);  // "1", "true", "yes", "on" (any case)
 bool multicast_disabled();        // SYMMEM_DISABLE_MULTICAST or TORCH_SYMM_MEM_DISABLE_MULTICAST
