@@ -55,3 +55,25 @@ inline symmem_buffer* make_cuda_buffer(const char* test, int rank, int world, in
   CUDA_OK(cudaSetDevice(device));
   return make_imported_buffer("cuda", device, names, rank, world, bytes, be_out, 20000);
 }
+
+// NVSHMEM's host library for the GPU tests and the bench: SYMMEM_TEST_NVSHMEM_LIB, else the soname for
+// the loader's search path.
+inline const char* nvshmem_test_library() {
+  const char* p = std::getenv("SYMMEM_TEST_NVSHMEM_LIB");
+  return p != nullptr && *p != '\0' ? p : "libnvshmem_host.so.3";
+}
+
+// Loads NVSHMEM (its path into `path`, cap bytes) and joins the world of forked ranks: rank 0's unique
+// id reaches the others over `uid_pipe` (made before fork), as the store carries it in the product.
+inline void join_nvshmem_world(int rank, int world, int device, int uid_pipe[2], char* path, size_t cap) {
+  const char* cand[] = {nvshmem_test_library()};
+  CHECK_OK(symmem_nvshmem_load(cand, 1, path, cap));
+  uint8_t uid[SYMMEM_NVSHMEM_UNIQUEID_BYTES] = {};
+  if (rank == 0) {
+    CHECK_OK(symmem_nvshmem_get_uniqueid(uid));
+    for (int r = 1; r < world; ++r) CHECK(write(uid_pipe[1], uid, sizeof uid) == sizeof uid);
+  } else {
+    CHECK(read(uid_pipe[0], uid, sizeof uid) == sizeof uid);
+  }
+  CHECK_OK(symmem_nvshmem_init(device, rank, world, uid));
+}

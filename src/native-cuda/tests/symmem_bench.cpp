@@ -34,17 +34,7 @@ struct Shared {
 // `uid_pipe`), the heap allocation bound to PEs 0..world-1 once every rank has allocated.
 static symmem_buffer* make_nvshmem_buffer(int rank, int world, int device, uint64_t bytes, int uid_pipe[2],
                                           std::atomic<int>* allocated, symmem_backend** be_out) {
-  const char* lib = std::getenv("SYMMEM_TEST_NVSHMEM_LIB");
-  const char* cand[] = {lib != nullptr && *lib != '\0' ? lib : "libnvshmem_host.so.3"};
-  CHECK_OK(symmem_nvshmem_load(cand, 1, nullptr, 0));
-  uint8_t uid[SYMMEM_NVSHMEM_UNIQUEID_BYTES] = {};
-  if (rank == 0) {
-    CHECK_OK(symmem_nvshmem_get_uniqueid(uid));
-    for (int r = 1; r < world; ++r) CHECK(write(uid_pipe[1], uid, sizeof uid) == sizeof uid);
-  } else {
-    CHECK(read(uid_pipe[0], uid, sizeof uid) == sizeof uid);
-  }
-  CHECK_OK(symmem_nvshmem_init(device, rank, world, uid));
+  join_nvshmem_world(rank, world, device, uid_pipe, nullptr, 0);
   if (std::getenv("SYMMEM_BENCH_NVSHMEM_INIT_ONLY") != nullptr) {
     // Diagnosis: NVSHMEM joined, but the buffer is a cuda one (what NVSHMEM's init does to launches).
     allocated->fetch_add(1);

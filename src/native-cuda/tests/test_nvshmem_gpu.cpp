@@ -12,11 +12,6 @@
 
 namespace {
 
-const char* lib_candidate() {
-  const char* p = std::getenv("SYMMEM_TEST_NVSHMEM_LIB");
-  return p != nullptr && *p != '\0' ? p : "libnvshmem_host.so.3";
-}
-
 // A barrier among the forked ranks (shared anonymous memory, made before fork). In the product the
 // store plays this part: a peer's header is read only after every PE has allocated.
 std::atomic<int>* g_arrived = nullptr;
@@ -45,21 +40,12 @@ symmem_buffer* bound_buffer(symmem_backend* be, uint64_t bytes, int rank, int wo
 int rank_main(int rank, int world, int ngpu, int uid_pipe[2]) {
   g_rank_for_log = rank;
   int round = 0;
-  const char* cand[] = {lib_candidate()};
   char path[512];
-  CHECK_OK(symmem_nvshmem_load(cand, 1, path, sizeof path));
+  const int device = rank % ngpu;
+  join_nvshmem_world(rank, world, device, uid_pipe, path, sizeof path);
   int ma = 0, mi = 0, pa = 0;
   CHECK_OK(symmem_nvshmem_version(&ma, &mi, &pa));
   if (rank == 0) std::printf("NVSHMEM %d.%d.%d from %s\n", ma, mi, pa, path);
-  uint8_t uid[SYMMEM_NVSHMEM_UNIQUEID_BYTES] = {};
-  if (rank == 0) {
-    CHECK_OK(symmem_nvshmem_get_uniqueid(uid));
-    for (int r = 1; r < world; ++r) CHECK(write(uid_pipe[1], uid, sizeof uid) == sizeof uid);
-  } else {
-    CHECK(read(uid_pipe[0], uid, sizeof uid) == sizeof uid);
-  }
-  const int device = rank % ngpu;
-  CHECK_OK(symmem_nvshmem_init(device, rank, world, uid));
   int pe = -1, n = 0;
   CHECK_OK(symmem_nvshmem_pe(&pe, &n));
   CHECK(pe == rank && n == world);
@@ -210,14 +196,14 @@ int main() {
   std::fflush(nullptr);
   pid_t probe = fork();
   if (probe == 0) {
-    const char* cand[] = {lib_candidate()};
+    const char* cand[] = {nvshmem_test_library()};
     _exit(symmem_nvshmem_load(cand, 1, nullptr, 0) == SYMMEM_OK ? 0 : 1);
   }
   int st = 0;
   waitpid(probe, &st, 0);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     std::printf("SKIPPED: NVSHMEM's host library not found at %s (set SYMMEM_TEST_NVSHMEM_LIB)\n",
-                lib_candidate());
+                nvshmem_test_library());
     return kSkip;
   }
   g_arrived = static_cast<std::atomic<int>*>(
