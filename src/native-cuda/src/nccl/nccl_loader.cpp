@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/abi.h"
+#include "core/dl.h"
 #include "core/status.h"
 #include "nccl/nccl_api.h"
 #include "nccl/nccl_internal.h"
@@ -23,16 +24,6 @@ Api g_table;
 const Api* g_api = nullptr;  // set (under g_load_mutex) once g_table is complete
 int g_version_code = 0;
 std::string g_path;
-
-// dlerror() texts start with the path ("/x/libnccl.so.2: cannot open shared object file: ...");
-// the path is printed once already.
-std::string dl_reason(const char* path) {
-  const char* e = dlerror();
-  std::string s = e != nullptr ? e : "unknown dlopen error";
-  std::string prefix = std::string(path) + ": ";
-  if (s.compare(0, prefix.size(), prefix) == 0) s.erase(0, prefix.size());
-  return s;
-}
 
 // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z from 2.9 on.
 void decode(int code, int* major, int* minor, int* patch) {
@@ -59,14 +50,7 @@ bool try_load(const char* path, std::string* why) {
   }
   Api t;
   std::string missing;
-  auto get = [&](const char* name, auto* fn) {
-    void* p = dlsym(h, name);
-    if (p == nullptr) {
-      missing += missing.empty() ? name : std::string(", ") + name;
-      return;
-    }
-    *reinterpret_cast<void**>(fn) = p;
-  };
+  auto get = [&](const char* name, auto* fn) { dl_symbol(h, name, fn, &missing); };
   get("ncclGetVersion", &t.GetVersion);
   get("ncclGetUniqueId", &t.GetUniqueId);
   get("ncclCommInitRankConfig", &t.CommInitRankConfig);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/abort.h"
+#include "core/dl.h"
 #include "core/status.h"
 #include "core/validate.h"
 
@@ -44,34 +45,23 @@ State& state() {
 std::atomic<uint64_t> g_heap_bytes{0};
 std::atomic<int> g_heap_buffers{0};
 
-template <class F>
-bool resolve(void* handle, const char* name, F* out, std::string* missing) {
-  *out = reinterpret_cast<F>(dlsym(handle, name));
-  if (*out == nullptr) {
-    if (!missing->empty()) *missing += ", ";
-    *missing += name;
-    return false;
-  }
-  return true;
-}
-
 // Every entry point symmem calls, or the names that are missing.
 bool resolve_all(void* h, Api* a, std::string* missing) {
   bool ok = true;
-  ok &= resolve(h, "nvshmemx_get_uniqueid", &a->get_uniqueid, missing);
-  ok &= resolve(h, "nvshmemx_set_attr_uniqueid_args", &a->set_attr_uniqueid_args, missing);
-  ok &= resolve(h, "nvshmemx_hostlib_init_attr", &a->hostlib_init_attr, missing);
-  ok &= resolve(h, "nvshmemx_hostlib_finalize", &a->hostlib_finalize, missing);
-  ok &= resolve(h, "nvshmem_malloc", &a->malloc, missing);
-  ok &= resolve(h, "nvshmem_free", &a->free, missing);
-  ok &= resolve(h, "nvshmem_ptr", &a->ptr, missing);
-  ok &= resolve(h, "nvshmem_my_pe", &a->my_pe, missing);
-  ok &= resolve(h, "nvshmem_n_pes", &a->n_pes, missing);
-  ok &= resolve(h, "nvshmemx_vendor_get_version_info", &a->vendor_version, missing);
-  ok &= resolve(h, "nvshmem_team_split_strided", &a->team_split_strided, missing);
-  ok &= resolve(h, "nvshmem_team_destroy", &a->team_destroy, missing);
-  ok &= resolve(h, "nvshmem_team_translate_pe", &a->team_translate_pe, missing);
-  ok &= resolve(h, "nvshmem_team_n_pes", &a->team_n_pes, missing);
+  ok &= dl_symbol(h, "nvshmemx_get_uniqueid", &a->get_uniqueid, missing);
+  ok &= dl_symbol(h, "nvshmemx_set_attr_uniqueid_args", &a->set_attr_uniqueid_args, missing);
+  ok &= dl_symbol(h, "nvshmemx_hostlib_init_attr", &a->hostlib_init_attr, missing);
+  ok &= dl_symbol(h, "nvshmemx_hostlib_finalize", &a->hostlib_finalize, missing);
+  ok &= dl_symbol(h, "nvshmem_malloc", &a->malloc, missing);
+  ok &= dl_symbol(h, "nvshmem_free", &a->free, missing);
+  ok &= dl_symbol(h, "nvshmem_ptr", &a->ptr, missing);
+  ok &= dl_symbol(h, "nvshmem_my_pe", &a->my_pe, missing);
+  ok &= dl_symbol(h, "nvshmem_n_pes", &a->n_pes, missing);
+  ok &= dl_symbol(h, "nvshmemx_vendor_get_version_info", &a->vendor_version, missing);
+  ok &= dl_symbol(h, "nvshmem_team_split_strided", &a->team_split_strided, missing);
+  ok &= dl_symbol(h, "nvshmem_team_destroy", &a->team_destroy, missing);
+  ok &= dl_symbol(h, "nvshmem_team_translate_pe", &a->team_translate_pe, missing);
+  ok &= dl_symbol(h, "nvshmem_team_n_pes", &a->team_n_pes, missing);
   return ok;
 }
 
@@ -168,8 +158,7 @@ symmem_status symmem_nvshmem_load(const char* const* candidates, int count, char
         void* h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
         std::string why;
         if (h == nullptr) {
-          const char* e = dlerror();
-          why = e != nullptr ? e : "dlopen failed";
+          why = dl_reason(candidates[i]);
         } else {
           Api a;
           std::string missing;

@@ -42,15 +42,13 @@ public final class NvshmemStartup {
     }
 
     /**
-     * The loader's "  path: reason" lines with where each path came from ({@code [SYMMEM_NVSHMEM_HOME]},
-     * {@code [python3 on PATH]}, ...), and without the path the loader repeats inside its reason.
+     * The native "  path: reason" lines with where each path came from ({@code [SYMMEM_NVSHMEM_HOME]},
+     * {@code [python3 on PATH]}, ...).
      */
     static String withOrigins(String nativeMessage, List<LibraryCandidate> candidates) {
         String out = nativeMessage;
         for (LibraryCandidate c : candidates) {
-            String line = "\n  " + c.path() + ": ";
-            String repeated = c.path() + ": ";
-            out = out.replace(line + repeated, line).replace(line, "\n  " + c.path() + " [" + c.origin() + "]: ");
+            out = out.replace("\n  " + c.path() + ": ", "\n  " + c.path() + " [" + c.origin() + "]: ");
         }
         return out;
     }

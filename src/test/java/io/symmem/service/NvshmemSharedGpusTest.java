@@ -17,8 +17,8 @@ class NvshmemSharedGpusTest {
     @Test
     void theNotFoundMessageSaysWhereEachPlaceCameFrom() {
         String loader = "NVSHMEM's host library (libnvshmem_host.so.3) was not found; looked at:"
-                + "\n  /x/lib/libnvshmem_host.so.3: /x/lib/libnvshmem_host.so.3: cannot open shared object file"
-                + "\n  libnvshmem_host.so.3: libnvshmem_host.so.3: cannot open shared object file";
+                + "\n  /x/lib/libnvshmem_host.so.3: cannot open shared object file"
+                + "\n  libnvshmem_host.so.3: cannot open shared object file";
         String shown = NvshmemStartup.withOrigins(loader, List.of(
                 new io.symmem.config.LibraryCandidate("/x/lib/libnvshmem_host.so.3", "SYMMEM_NVSHMEM_HOME"),
                 new io.symmem.config.LibraryCandidate("libnvshmem_host.so.3", "the loader's search path")));
