@@ -113,13 +113,13 @@ symmem_status symmem_channel_broadcast_fds(symmem_channel* channel, const char* 
 typedef struct symmem_backend symmem_backend;
 
 typedef struct symmem_backend_info {
-  char name[16];         /* "host", "cuda" or "nvshmem" */
+  char name[16];         /* "host", "cuda", "nvshmem" or "nccl" */
   char device_name[128]; /* "cpu" or the GPU's name */
   int device;            /* device ordinal (-1 for host) */
   int device_count;      /* devices visible to this process */
 } symmem_backend_info;
 
-/* name: "host", "cuda" or "nvshmem". device: the ordinal for cuda and nvshmem, ignored for host.
+/* name: "host", "cuda", "nvshmem" or "nccl". device: the ordinal for the GPU backends, ignored for host.
  * "cuda" on a machine without a driver or GPU fails with SYMMEM_ERR_NO_DEVICE ("no CUDA device");
  * in a build without nvcc it fails with SYMMEM_ERR_UNSUPPORTED. */
 symmem_status symmem_backend_open(const char* name, int device, symmem_backend** out);
@@ -451,6 +451,26 @@ symmem_status symmem_nccl_reduce_scatter(symmem_nccl_comm* comm, const void* sen
  * deadline, or on an error, all of them are aborted. */
 symmem_status symmem_nccl_group_start(void);
 symmem_status symmem_nccl_group_end(int timeout_ms);
+
+/* ---- NCCL symmetric memory ----------------------------------------------------------------------
+ * symmem_backend_open("nccl", device) (after symmem_nccl_load; NCCL 2.19+ for ncclMemAlloc): buffers
+ * in ncclMemAlloc memory with the cuda backend's layout and kernels, shared with the peers by fd
+ * (symmem_buffer_export_fd / symmem_buffer_import) exactly as cuda buffers are.
+ *
+ * symmem_nccl_window_register: registers a GPU buffer's own allocation (cuda, nccl or nvshmem
+ * backend; signal pad and data) as a window of `comm`; flags 0 or 1 (NCCL_WIN_COLL_SYMMETRIC: the
+ * data then sits at the same window offset on every rank, as NCCL requires). Collective over comm
+ * (every rank, same buffers, same order), NCCL 2.27+, not inside a group; polled within timeout_ms
+ * (a rank that never registers: the communicator is aborted, as for any NCCL wait). NCCL's answer
+ * "success, but no window" (no symmetric support) is SYMMEM_ERR_UNSUPPORTED saying what NCCL needs.
+ * While a window is registered, symmem_buffer_free of its buffer fails with SYMMEM_ERR_STATE.
+ * symmem_nccl_window_deregister: collective too; frees the record. After the communicator was
+ * aborted or destroyed (NCCL released its windows then) it only frees the record. Not concurrently
+ * with symmem_nccl_comm_destroy of the same communicator. */
+typedef struct symmem_nccl_window symmem_nccl_window;
+symmem_status symmem_nccl_window_register(symmem_nccl_comm* comm, symmem_buffer* buffer, int flags,
+                                          int timeout_ms, symmem_nccl_window** out);
+symmem_status symmem_nccl_window_deregister(symmem_nccl_window* window, int timeout_ms);
 /* ==== end of NCCL section ==================================================================== */
 
 #ifdef __cplusplus

@@ -14,7 +14,9 @@ int main() {
 
   CHECK_STATUS(symmem_backend_open("nope", 0, &be), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("'nope'");
-  CHECK_ERROR_HAS("\"host\", \"cuda\" and \"nvshmem\"");
+  CHECK_ERROR_HAS("\"host\", \"cuda\", \"nvshmem\" and \"nccl\"");
+  CHECK_STATUS(symmem_backend_open("nccl", 0, &be), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("NCCL is not loaded");
   CHECK(be == nullptr);
 
   int count = -1;

@@ -284,6 +284,42 @@ static void explicit_abort() {
   CHECK(fake_count("fake_nccl_aborts") == 1);
 }
 
+// The fake is a NCCL without ncclMemAlloc and the window calls (as a NCCL older than 2.19 / 2.27
+// is): the nccl backend and window registration must say which NCCL they need, and argument
+// errors come first. Registration of real GPU buffers is covered on the GPU (test_nccl_gpu).
+static void symmetric_memory_needs_newer_nccl() {
+  load_fake();
+  symmem_backend* be = nullptr;
+  CHECK_STATUS(symmem_backend_open("nccl", 0, &be), SYMMEM_ERR_UNSUPPORTED);
+  CHECK_ERROR_HAS("no ncclMemAlloc");
+  CHECK(be == nullptr);
+  symmem_nccl_comm* c = init(1, 0, "group 'world'", 5000);
+  CHECK_OK(symmem_backend_open("host", -1, &be));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, 4096, &b));
+  symmem_nccl_window* w = reinterpret_cast<symmem_nccl_window*>(&buf);
+  CHECK_STATUS(symmem_nccl_window_register(c, b, 1, 1000, nullptr), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("out is NULL");
+  CHECK_STATUS(symmem_nccl_window_register(nullptr, b, 1, 1000, &w), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("comm is NULL");
+  CHECK(w == nullptr);
+  CHECK_STATUS(symmem_nccl_window_register(c, nullptr, 1, 1000, &w), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("buffer is NULL");
+  CHECK_STATUS(symmem_nccl_window_register(c, b, 2, 1000, &w), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("flags 2");
+  CHECK_STATUS(symmem_nccl_window_register(c, b, 1, 0, &w), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("timeout_ms must be > 0");
+  CHECK_STATUS(symmem_nccl_window_register(c, b, 1, 1000, &w), SYMMEM_ERR_UNSUPPORTED);
+  CHECK_ERROR_HAS("has no ncclCommWindowRegister");
+  CHECK_ERROR_HAS("2.27");
+  CHECK(w == nullptr);
+  CHECK_OK(symmem_nccl_window_deregister(nullptr, 1000));
+  CHECK_OK(symmem_buffer_free(b));  // no window was registered on it
+  CHECK_OK(symmem_backend_close(be));
+  CHECK(symmem_nccl_comm_aborted(c) == 0);  // refusals leave the communicator usable
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+}
+
 struct Case {
   const char* name;
   void (*fn)();
@@ -309,7 +345,8 @@ int main() {
                         {"collective_deadline", collective_deadline},
                         {"async_error", async_error},
                         {"process_abort", process_abort},
-                        {"explicit_abort", explicit_abort}};
+                        {"explicit_abort", explicit_abort},
+                        {"symmetric_memory_needs_newer_nccl", symmetric_memory_needs_newer_nccl}};
   int failed = 0;
   for (const Case& c : cases) {
     std::fflush(stdout);

@@ -16,9 +16,10 @@ symmem_status symmem_backend_open(const char* name, int device, symmem_backend**
     if (std::strcmp(name, "host") == 0) return open_host_backend(out);  // device is ignored
     if (std::strcmp(name, "cuda") == 0) return open_cuda_backend(device, out);
     if (std::strcmp(name, "nvshmem") == 0) return open_nvshmem_backend(device, out);
+    if (std::strcmp(name, "nccl") == 0) return open_nccl_backend(device, out);
     return fail(SYMMEM_ERR_INVALID_ARGUMENT,
-                "backend name '%s' is unknown; the allowed names are \"host\", \"cuda\" and "
-                "\"nvshmem\"", name);
+                "backend name '%s' is unknown; the allowed names are \"host\", \"cuda\", "
+                "\"nvshmem\" and \"nccl\"", name);
   });
 }
 

@@ -51,6 +51,11 @@ symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int worl
 }
 
 symmem_status symmem_buffer_free(symmem_buffer* buffer) {
+  if (buffer != nullptr && buffer->nccl_windows.load() > 0)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_buffer_free: %d NCCL window(s) are still registered on this buffer; "
+                "deregister them first (symmem_nccl_window_deregister)",
+                buffer->nccl_windows.load());
   delete buffer;  // NULL is a no-op; unmaps and closes everything it owns
   return SYMMEM_OK;
 }
@@ -80,6 +85,11 @@ int symmem_buffer_world(symmem_buffer* buffer) {
 }
 
 }  // extern "C"
+
+symmem_status symmem_buffer::own_allocation(void**, uint64_t*, uint64_t*) {
+  return fail(SYMMEM_ERR_UNSUPPORTED, "this buffer is not in GPU memory: only GPU buffers (cuda, "
+              "nccl and nvshmem backends) can be registered as NCCL windows");
+}
 
 symmem_status symmem_buffer::import_pes(int, int, const int*) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "symmem_buffer_import_pes is for nvshmem buffers; this "

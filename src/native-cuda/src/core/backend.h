@@ -2,6 +2,7 @@
 // (api_*.cpp) validate arguments and state, then call the virtual methods, so a backend only
 // implements the work and never re-checks ranges.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -74,6 +75,13 @@ struct symmem_buffer {
   // offset + bytes) inside size(); bytes > 0. The defaults memcpy through ptr(r) (host memory).
   virtual symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes);
   virtual symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes);
+
+  // ---- NCCL windows (nccl/nccl_window.cpp). The own allocation as NCCL registers it: one cuMem
+  // range [*base, *base + *bytes) whose data starts at *data_offset. GPU buffers only.
+  virtual symmem_status own_allocation(void** base, uint64_t* bytes, uint64_t* data_offset);
+  // NCCL windows registered on this buffer's memory: freeing the memory first would pull it from
+  // under NCCL, so symmem_buffer_free refuses while any remains.
+  std::atomic<int> nccl_windows{0};
 };
 
 struct symmem_backend {
@@ -110,5 +118,7 @@ symmem_status cuda_device_count(int* out);
 symmem_status cuda_topology(symmem_topology* out);
 // src/nvshmem when built with nvcc, else core/cuda_stub.cpp. Needs symmem_nvshmem_init first.
 symmem_status open_nvshmem_backend(int device, symmem_backend** out);
+// src/nccl when built with nvcc, else core/nccl_stub.cpp. Needs symmem_nccl_load first.
+symmem_status open_nccl_backend(int device, symmem_backend** out);
 
 }  // namespace symmem

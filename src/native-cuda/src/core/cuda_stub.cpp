@@ -24,4 +24,10 @@ symmem_status open_nvshmem_backend(int, symmem_backend** out) {
               "this libsymmem was built without CUDA (nvcc not found at build time)");
 }
 
+symmem_status open_nccl_backend(int, symmem_backend** out) {
+  *out = nullptr;
+  return fail(SYMMEM_ERR_UNSUPPORTED,
+              "this libsymmem was built without CUDA (nvcc not found at build time)");
+}
+
 }  // namespace symmem

@@ -49,4 +49,12 @@ symmem_status symmem_nccl_reduce_scatter(symmem_nccl_comm*, const void*, void*, 
 }
 symmem_status symmem_nccl_group_start(void) { return no_cuda("symmem_nccl_group_start"); }
 symmem_status symmem_nccl_group_end(int) { return no_cuda("symmem_nccl_group_end"); }
+symmem_status symmem_nccl_window_register(symmem_nccl_comm*, symmem_buffer*, int, int,
+                                          symmem_nccl_window** out) {
+  if (out != nullptr) *out = nullptr;
+  return no_cuda("symmem_nccl_window_register");
+}
+symmem_status symmem_nccl_window_deregister(symmem_nccl_window* window, int) {
+  return window == nullptr ? SYMMEM_OK : no_cuda("symmem_nccl_window_deregister");
+}
 }  // extern "C"

@@ -24,16 +24,10 @@
 #include "core/validate.h"
 #include "cuda/device_buffer.h"
 #include "cuda/driver.h"
+#include "cuda/fd_peers.h"
 
 namespace symmem::cuda {
 namespace {
-
-// One mapping of one rank's allocation in this process.
-struct Mapping {
-  CUdeviceptr va = 0;
-  uint64_t bytes = 0;
-  bool mapped = false;
-};
 
 // The cuda backend's buffer: one cuMemCreate per rank, shared with the peers as a POSIX fd, each
 // peer's mapped into this process at import.
@@ -50,13 +44,13 @@ class CudaBuffer final : public DeviceBuffer {
 
  private:
   CudaBuffer() = default;
-  void unmap(Mapping& m);
 
   CUmemGenericAllocationHandle handle_ = 0;
   bool have_handle_ = false;
   int fd_ = -1;
-  Mapping own_;
-  std::vector<Mapping> maps_;  // after import; maps_[rank] is unused (own_)
+  CUdeviceptr own_va_ = 0;
+  bool own_mapped_ = false;
+  FdPeers peers_;
 };
 
 symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer** out) {
@@ -83,103 +77,40 @@ symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer*
                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
             "cuMemExportToShareableHandle(POSIX fd)");
   b->fd_ = fd;
-  SYMMEM_CU(d->MemAddressReserve(&b->own_.va, total, 0, 0, 0),
+  SYMMEM_CU(d->MemAddressReserve(&b->own_va_, total, 0, 0, 0),
             "cuMemAddressReserve(%llu bytes)", static_cast<unsigned long long>(total));
-  b->own_.bytes = total;
-  SYMMEM_CU(d->MemMap(b->own_.va, total, 0, b->handle_, 0), "cuMemMap(own allocation)");
-  b->own_.mapped = true;
+  b->total_ = total;  // the destructor frees the reservation from here on
+  SYMMEM_CU(d->MemMap(b->own_va_, total, 0, b->handle_, 0), "cuMemMap(own allocation)");
+  b->own_mapped_ = true;
   CUmemAccessDesc acc;
   acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   acc.location.id = device;
   acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  SYMMEM_CU(d->MemSetAccess(b->own_.va, total, &acc, 1), "cuMemSetAccess(own allocation)");
-  SYMMEM_TRY(b->init_local(d, device, size_bytes, pad_region, total, b->own_.va));
+  SYMMEM_CU(d->MemSetAccess(b->own_va_, total, &acc, 1), "cuMemSetAccess(own allocation)");
+  SYMMEM_TRY(b->init_local(d, device, size_bytes, pad_region, total, b->own_va_));
   *out = b.release();
   return SYMMEM_OK;
 }
 
-void CudaBuffer::unmap(Mapping& m) {
-  if (m.mapped) drv_->MemUnmap(m.va, m.bytes);
-  if (m.va != 0) drv_->MemAddressFree(m.va, m.bytes);
-  m = Mapping();
-}
-
 CudaBuffer::~CudaBuffer() {
   quiesce();  // nothing may still run against these mappings
-  for (size_t r = 0; r < maps_.size(); ++r)
-    if (static_cast<int>(r) != rank_) unmap(maps_[r]);
-  if (drv_ != nullptr) unmap(own_);
+  peers_.unmap_all();
+  if (drv_ != nullptr && own_mapped_) drv_->MemUnmap(own_va_, total_);
+  if (drv_ != nullptr && own_va_ != 0) drv_->MemAddressFree(own_va_, total_);
   if (have_handle_) drv_->MemRelease(handle_);
   if (fd_ >= 0) close(fd_);
 }
 
 symmem_status CudaBuffer::import(int rank, int world, const int* fds) {
   SYMMEM_TRY(set_device());
-  std::vector<Mapping> maps(world);
-  bool ok = false;
-  struct Undo {
-    CudaBuffer* self;
-    std::vector<Mapping>& maps;
-    int rank;
-    bool& ok;
-    ~Undo() {
-      if (ok) return;
-      for (size_t r = 0; r < maps.size(); ++r)
-        if (static_cast<int>(r) != rank) self->unmap(maps[r]);
-    }
-  } undo{this, maps, rank, ok};
-  CUmemAccessDesc acc;
-  acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  acc.location.id = device_;
-  acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  for (int r = 0; r < world; ++r) {
-    if (r == rank) continue;
-    CUmemGenericAllocationHandle h;
-    CUresult cr = drv_->MemImportFromShareableHandle(
-        &h, reinterpret_cast<void*>(static_cast<uintptr_t>(fds[r])),
-        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-    if (cr != CUDA_SUCCESS) {
-      if (fcntl(fds[r], F_GETFD) < 0 && errno == EBADF)
-        return fail(SYMMEM_ERR_INVALID_ARGUMENT, "fds[%d] (%d) is not an open file descriptor", r,
-                    fds[r]);
-      return fail_cu(cr, "cuMemImportFromShareableHandle(rank %d's fd %d; is it a cuda symmem "
-                         "buffer?)", r, fds[r]);
-    }
-    Mapping& m = maps[r];
-    cr = drv_->MemAddressReserve(&m.va, total_, 0, 0, 0);
-    if (cr != CUDA_SUCCESS) {
-      drv_->MemRelease(h);
-      return fail_cu(cr, "cuMemAddressReserve for rank %d's buffer", r);
-    }
-    m.bytes = total_;
-    cr = drv_->MemMap(m.va, total_, 0, h, 0);
-    drv_->MemRelease(h);  // the mapping keeps the memory alive
-    if (cr != CUDA_SUCCESS) {
-      if (cr == CUDA_ERROR_INVALID_VALUE)
-        return fail(SYMMEM_ERR_MISMATCH,
-                    "rank %d's allocation cannot be mapped with this rank's size (%llu bytes "
-                    "requested, %llu allocated): the buffer sizes differ",
-                    r, static_cast<unsigned long long>(requested_),
-                    static_cast<unsigned long long>(total_));
-      return fail_cu(cr, "cuMemMap of rank %d's buffer", r);
-    }
-    m.mapped = true;
-    cr = drv_->MemSetAccess(m.va, total_, &acc, 1);
-    if (cr != CUDA_SUCCESS)
-      return fail_cu(cr,
-                     "cuMemSetAccess of rank %d's buffer for device %d (can this GPU reach the "
-                     "peer's over P2P?)",
-                     r, device_);
-  }
-  std::vector<CUdeviceptr> bases(world);
-  for (int r = 0; r < world; ++r) bases[r] = r == rank ? own_.va : maps[r].va;
-  SYMMEM_TRY(bind_peers(rank, world, bases, [&](int r) {
+  std::vector<CUdeviceptr> bases;
+  SYMMEM_TRY(peers_.map(drv_, device_, requested_, total_, rank, world, fds, &bases));
+  bases[rank] = own_va_;
+  symmem_status st = bind_peers(rank, world, bases, [&](int r) {
     return "rank " + std::to_string(r) + "'s fd " + std::to_string(fds[r]);
-  }));
-  ok = true;
-  maps_ = std::move(maps);
-  maps_[rank] = Mapping();
-  return SYMMEM_OK;
+  });
+  if (st != SYMMEM_OK) peers_.unmap_all();
+  return st;
 }
 
 class CudaBackend final : public DeviceBackend {

@@ -73,6 +73,12 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
   symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override;
   symmem_status device_uuid(int r, uint8_t out[16]) override;
+  symmem_status own_allocation(void** base, uint64_t* bytes, uint64_t* data_offset) override {
+    *base = reinterpret_cast<void*>(local_);
+    *bytes = total_;
+    *data_offset = pad_region_;
+    return SYMMEM_OK;
+  }
 
  protected:
   DeviceBuffer() = default;

@@ -56,6 +56,7 @@ symmem_status driver(const Driver** out) {
     SYMMEM_GET(MemGetAllocationGranularity, cuMemGetAllocationGranularity);
     SYMMEM_GET(MemCreate, cuMemCreate);
     SYMMEM_GET(MemRelease, cuMemRelease);
+    SYMMEM_GET(MemRetainAllocationHandle, cuMemRetainAllocationHandle);
     SYMMEM_GET(MemExportToShareableHandle, cuMemExportToShareableHandle);
     SYMMEM_GET(MemImportFromShareableHandle, cuMemImportFromShareableHandle);
     SYMMEM_GET(MemAddressReserve, cuMemAddressReserve);

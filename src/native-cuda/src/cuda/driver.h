@@ -17,6 +17,7 @@ struct Driver {
   decltype(&::cuMemGetAllocationGranularity) MemGetAllocationGranularity = nullptr;
   decltype(&::cuMemCreate) MemCreate = nullptr;
   decltype(&::cuMemRelease) MemRelease = nullptr;
+  decltype(&::cuMemRetainAllocationHandle) MemRetainAllocationHandle = nullptr;
   decltype(&::cuMemExportToShareableHandle) MemExportToShareableHandle = nullptr;
   decltype(&::cuMemImportFromShareableHandle) MemImportFromShareableHandle = nullptr;
   decltype(&::cuMemAddressReserve) MemAddressReserve = nullptr;

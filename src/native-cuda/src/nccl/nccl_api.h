@@ -6,6 +6,7 @@
 #pragma once
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 
 namespace symmem::nccl {
 
@@ -23,6 +24,12 @@ enum nccl_result : int {
   kRemoteError = 6,
   kInProgress = 7,
 };
+
+// ncclWindow_t: an opaque pointer (NCCL 2.27+). NULL after a successful registration means the
+// communicator has no symmetric-memory support (NCCL's documented behaviour, not an error).
+using nccl_window_t = struct nccl_window_opaque*;
+constexpr int kWinCollSymmetric = 0x01;       // NCCL_WIN_COLL_SYMMETRIC
+constexpr uint64_t kWinRequiredAlignment = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 
 // ncclUniqueId: 128 opaque bytes, passed BY VALUE to ncclCommInitRankConfig.
 constexpr int kUniqueIdBytes = 128;
@@ -115,6 +122,13 @@ struct Api {
                        nccl_comm_t comm, void* stream) = nullptr;
   int (*GroupStart)() = nullptr;
   int (*GroupEnd)() = nullptr;
+  // Optional: resolved when the library has them, else left null (the symmetric backend then says
+  // which NCCL it needs). ncclMemAlloc/Free since 2.19, the window calls since 2.27.
+  int (*MemAlloc)(void** ptr, size_t size) = nullptr;
+  int (*MemFree)(void* ptr) = nullptr;
+  int (*CommWindowRegister)(nccl_comm_t comm, void* buff, size_t size, nccl_window_t* win,
+                            int flags) = nullptr;
+  int (*CommWindowDeregister)(nccl_comm_t comm, nccl_window_t win) = nullptr;
 };
 
 // The loaded library's table, or nullptr before a successful symmem_nccl_load.

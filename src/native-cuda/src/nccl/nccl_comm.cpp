@@ -20,29 +20,6 @@
 #include "nccl/nccl_api.h"
 #include "nccl/nccl_internal.h"
 
-struct symmem_nccl_comm {
-  symmem::nccl::nccl_comm_t handle = nullptr;  // null once aborted (NCCL reclaims it)
-  int nranks = 0;
-  int rank = 0;
-  int device = -1;  // -1: the device that was current at init (never changed by us)
-  std::string label;  // "group 'world'" or "communicator of 4 ranks"
-  // One NCCL call at a time on this communicator, including the polling waits. The abort paths
-  // only try_lock it: a thread that holds it is polling and sees abort_requested within a turn.
-  std::mutex mu;
-  std::atomic<bool> abort_requested{false};
-  std::string requested_reason;  // guarded by g_registry_mutex
-  bool aborted = false;
-  std::string aborted_why;
-  // The last operation, for messages: a collective's fields are stored as they are (formatting a text
-  // on every call cost a few hundred nanoseconds on the hot path); other operations set the text.
-  std::string last_op = "no operation yet";
-  const char* last_name = nullptr;  // non-null: the last operation was this collective
-  int last_dtype = 0, last_opcode = -1, last_root = -1;
-  uint64_t last_count = 0;
-  cudaEvent_t event = nullptr;  // completion marker of synchronize, created on first use
-  std::atomic<int> in_group{0};  // used inside an open ncclGroupStart/End on some thread
-};
-
 namespace symmem::nccl {
 namespace {
 
@@ -56,8 +33,8 @@ std::string vfmt(const char* fmt, va_list ap) {
 std::mutex g_registry_mutex;
 std::vector<symmem_nccl_comm*> g_registry;
 
-// Calls ncclCommAbort once; the communicator is unusable from here on (NCCL frees it).
-// Caller holds c->mu.
+}  // namespace
+
 void abort_locked(symmem_nccl_comm* c, const std::string& why) {
   if (c->aborted) return;
   const Api* a = api();
@@ -73,7 +50,10 @@ void abort_locked(symmem_nccl_comm* c, const std::string& why) {
   c->handle = nullptr;
   c->aborted = true;
   c->aborted_why = why;
+  orphan_windows(c);
 }
+
+namespace {
 
 // symmem_abort's hook: aborts every communicator nobody is waiting on now; a waiting thread sees
 // abort_requested at its next polling turn and aborts it itself (NCCL calls on one communicator
@@ -102,6 +82,8 @@ void unregister_comm(symmem_nccl_comm* c) {
   g_registry.erase(std::remove(g_registry.begin(), g_registry.end(), c), g_registry.end());
 }
 
+}  // namespace
+
 std::string requested_reason(symmem_nccl_comm* c) {
   std::lock_guard<std::mutex> lock(g_registry_mutex);
   return c->requested_reason;
@@ -129,32 +111,6 @@ symmem_status usable(symmem_nccl_comm* c, const std::string& op) {
   return SYMMEM_OK;
 }
 
-// Makes the communicator's device current for the calls of one scope, and restores the caller's.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    if (device < 0) return;
-    if (cudaGetDevice(&prev_) != cudaSuccess) {
-      cudaGetLastError();
-      prev_ = -1;
-    }
-    if (prev_ != device) {
-      err_ = cudaSetDevice(device);
-      changed_ = err_ == cudaSuccess && prev_ >= 0;
-      if (err_ != cudaSuccess) cudaGetLastError();
-    }
-  }
-  ~DeviceScope() {
-    if (changed_) cudaSetDevice(prev_);
-  }
-  cudaError_t error() const { return err_; }
-
- private:
-  int prev_ = -1;
-  bool changed_ = false;
-  cudaError_t err_ = cudaSuccess;
-};
-
 symmem_status fail_device(cudaError_t e, int device, const std::string& what) {
   symmem_status s = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
                             e == cudaErrorInvalidDevice
@@ -163,8 +119,6 @@ symmem_status fail_device(cudaError_t e, int device, const std::string& what) {
   return fail(s, "%s: cudaSetDevice(%d): %s (%s)", what.c_str(), device, cudaGetErrorName(e),
               cudaGetErrorString(e));
 }
-
-enum class Wait { kDone, kError, kTimeout, kAborted };
 
 // Polls ncclCommGetAsyncError until it leaves ncclInProgress, the deadline passes or an abort is
 // requested. *result gets the last NCCL result.
@@ -216,6 +170,8 @@ symmem_status fail_wait(Wait w, int r, symmem_nccl_comm* c, const std::string& o
   return fail(r == kInvalidArgument || r == kInvalidUsage ? SYMMEM_ERR_INVALID_ARGUMENT : SYMMEM_ERR_SYSTEM,
               "%s: NCCL error %d %s; communicator aborted", at.c_str(), r, detail.c_str());
 }
+
+namespace {
 
 const char* dtype_name(int d) {
   switch (d) {
@@ -487,6 +443,7 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
           }
         }
       }
+      orphan_windows(comm);  // NCCL released them with the communicator
       if (comm->event != nullptr) {
         DeviceScope dev(comm->device);
         cudaEventDestroy(comm->event);

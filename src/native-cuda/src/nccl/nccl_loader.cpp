@@ -67,6 +67,11 @@ bool try_load(const char* path, std::string* why) {
   get("ncclReduceScatter", &t.ReduceScatter);
   get("ncclGroupStart", &t.GroupStart);
   get("ncclGroupEnd", &t.GroupEnd);
+  std::string optional_missing;  // allowed: the calls that need them say so
+  dl_symbol(h, "ncclMemAlloc", &t.MemAlloc, &optional_missing);
+  dl_symbol(h, "ncclMemFree", &t.MemFree, &optional_missing);
+  dl_symbol(h, "ncclCommWindowRegister", &t.CommWindowRegister, &optional_missing);
+  dl_symbol(h, "ncclCommWindowDeregister", &t.CommWindowDeregister, &optional_missing);
   if (!missing.empty()) {
     *why = "loaded, but it does not export " + missing + " (not NCCL, or a NCCL older than 2.14)";
     dlclose(h);
