@@ -2,7 +2,7 @@
 // symmem's own all-reduce on them, the buffer registered as an NCCL_WIN_COLL_SYMMETRIC window and
 // NCCL's all-reduce on its data, free refused while the window lives, deregister then free, 200
 // alloc/register/free cycles without leaking device memory, a cuda-backend buffer registered too,
-// and NCCL's "no window" answer (NCCL_WIN_ENABLE=0) reported as unsupported.
+// and NCCL's "no window" answer (NCCL_CUMEM_ENABLE=0) reported as unsupported.
 // World = the GPUs (at most 2; NCCL refuses two ranks on one GPU). The library: SYMMEM_TEST_NCCL_LIB,
 // else the loader's search path; not found: skipped.
 #include <cmath>
@@ -143,19 +143,27 @@ int rank_main(int rank, int world, int uid_pipe[2]) {
   return 0;
 }
 
-// NCCL_WIN_ENABLE=0: NCCL answers success without a window; symmem must say so (world 1).
+// NCCL_CUMEM_ENABLE=0 (world 1): ncclMemAlloc falls back to cudaMalloc, which cannot be shared by fd
+// (the nccl backend must say so), and the communicator has no symmetric support, so NCCL answers a
+// registration with success but no window (symmem must report it).
 int no_window_main(int uid_pipe[2]) {
-  setenv("NCCL_WIN_ENABLE", "0", 1);
+  setenv("NCCL_CUMEM_ENABLE", "0", 1);
   CUDA_OK(cudaSetDevice(0));
   symmem_nccl_comm* comm = join(0, 1, 0, uid_pipe);
-  Names names("test_nccl_gpu_nowin", 1);
   symmem_backend* be = nullptr;
-  symmem_buffer* b = make_imported_buffer("nccl", 0, names, 0, 1, 65536, &be, 20000);
+  CHECK_OK(symmem_backend_open("nccl", 0, &be));
+  symmem_buffer* nb = nullptr;
+  CHECK_STATUS(symmem_buffer_alloc(be, 65536, &nb), SYMMEM_ERR_SYSTEM);
+  CHECK_ERROR_HAS("not a cuMem (VMM) allocation");
+  std::printf("nccl backend with NCCL_CUMEM_ENABLE=0: %s\n", symmem_last_error());
+  CHECK_OK(symmem_backend_close(be));
+  Names names("test_nccl_gpu_nowin", 1);
+  symmem_buffer* b = make_imported_buffer("cuda", 0, names, 0, 1, 65536, &be, 20000);
   symmem_nccl_window* win = nullptr;
   CHECK_STATUS(symmem_nccl_window_register(comm, b, 1, 60000, &win), SYMMEM_ERR_UNSUPPORTED);
   CHECK_ERROR_HAS("no window");
   CHECK(win == nullptr);
-  std::printf("NCCL_WIN_ENABLE=0 reported as: %s\n", symmem_last_error());
+  std::printf("window with NCCL_CUMEM_ENABLE=0: %s\n", symmem_last_error());
   CHECK_OK(symmem_buffer_free(b));  // nothing was registered
   CHECK_OK(symmem_backend_close(be));
   CHECK(symmem_nccl_comm_aborted(comm) == 0);

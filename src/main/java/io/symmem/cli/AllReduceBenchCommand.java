@@ -62,6 +62,11 @@ public class AllReduceBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Also write the results as JSON here (rank 0).")
     Path json;
 
+    @Option(names = "--nccl", description = "Also time NCCL's allReduce through symmem's Java API, in place: on plain device"
+            + " memory (column nccl) and on the bench's symmetric buffer registered as an NCCL symmetric window (nccl-window)."
+            + " Needs a GPU backend and NCCL (2.27+ for the window).")
+    boolean nccl;
+
     @Override
     public Integer call() {
         int rank = runtime.config().rank();
@@ -74,7 +79,7 @@ public class AllReduceBenchCommand implements Callable<Integer> {
             }
             ReduceOp reduceOp = ReduceOp.valueOf(op.trim().toUpperCase(java.util.Locale.ROOT));
             settings = new CollectiveBenchRunner.Settings(list, DType.parse(dtype), reduceOp, algorithms, inPlace, iters,
-                    minTimeMs, warmup, json);
+                    minTimeMs, warmup, json, nccl);
         } catch (IllegalArgumentException e) {
             System.err.println("symmem bench allreduce: " + e.getMessage());
             return SymmemMain.EXIT_CONFIG;

@@ -8,6 +8,8 @@ import io.symmem.collective.ReduceOp;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeStream;
+import io.symmem.nccl.NcclDataType;
+import io.symmem.nccl.NcclRedOp;
 import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreExchange;
 import java.io.IOException;
@@ -25,12 +27,18 @@ import java.util.SplittableRandom;
 /** The work of {@code symmem bench allreduce} on one rank; rank 0 prints and writes the results. */
 final class CollectiveBenchRunner {
     record Settings(List<Long> sizes, DType dtype, ReduceOp op, List<Algorithm> algorithms, boolean inPlace, int iters,
-            int minTimeMs, int warmup, Path json) {
+            int minTimeMs, int warmup, Path json, boolean nccl) {
     }
 
-    /** One size: µs per op by algorithm (NaN = not run), launches used, what AUTO picked. */
-    record Row(long bytes, Map<Algorithm, Double> micros, Map<Algorithm, Long> launches, String autoPicks) {
+    /**
+     * One size: µs per op by column (symmem's algorithms, then with --nccl "nccl" and "nccl-window";
+     * NaN = not run), launches used, what AUTO picked.
+     */
+    record Row(long bytes, Map<String, Double> micros, Map<String, Long> launches, String autoPicks) {
     }
+
+    /** NCCL's all-reduce from Java, in place: on plain device memory, and on the symmetric buffer as a window. */
+    static final String NCCL_PLAIN = "nccl", NCCL_WINDOW = "nccl-window";
 
     private static final int BARRIER_CHANNEL = 2;
     private final RankRuntime runtime;
@@ -59,22 +67,32 @@ final class CollectiveBenchRunner {
         double barrierMicros;
         try (SymmetricMemory memory = runtime.allocator().allocate(exchange, maxBytes, runtime.config().timeout().rendezvous());
                 LocalBuffer result = s.inPlace() ? null : memory.allocateLocal(maxBytes);
-                NativeStream stream = memory.createStream()) {
+                NativeStream stream = memory.createStream();
+                NcclColumns nccl = s.nccl() ? NcclColumns.open(runtime, exchange, memory, maxBytes) : null) {
             fill(memory, maxBytes);
             for (long size : s.sizes()) {
                 long count = elements(size);
-                Map<Algorithm, Double> micros = new LinkedHashMap<>();
-                Map<Algorithm, Long> launches = new LinkedHashMap<>();
+                Map<String, Double> micros = new LinkedHashMap<>();
+                Map<String, Long> launches = new LinkedHashMap<>();
                 for (Algorithm a : s.algorithms()) {
                     if (s.inPlace() && a == Algorithm.ONE_SHOT && count * s.dtype().bytes() > memory.nativeBuffer().oneShotInPlaceMaxBytes()) {
-                        micros.put(a, Double.NaN);
-                        launches.put(a, 0L);
+                        micros.put(a.id(), Double.NaN);
+                        launches.put(a.id(), 0L);
                         continue;
                     }
                     long[] n = new long[1];
-                    micros.put(a, time(memory, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result, stream, timeout),
+                    micros.put(a.id(), time(memory, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result, stream, timeout),
                             stream, n));
-                    launches.put(a, n[0]);
+                    launches.put(a.id(), n[0]);
+                }
+                if (nccl != null) {
+                    NcclDataType dtype = NcclDataType.of(s.dtype());
+                    NcclRedOp op = NcclRedOp.of(s.op());
+                    long[] n = new long[1];
+                    micros.put(NCCL_PLAIN, time(memory, () -> nccl.plain(count, dtype, op, stream), stream, n));
+                    launches.put(NCCL_PLAIN, n[0]);
+                    micros.put(NCCL_WINDOW, time(memory, () -> nccl.window(count, dtype, op, stream), stream, n));
+                    launches.put(NCCL_WINDOW, n[0]);
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
                 rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
@@ -88,6 +106,16 @@ final class CollectiveBenchRunner {
             }
         }
         runtime.leave();
+    }
+
+    private List<String> columns() {
+        List<String> columns = new ArrayList<>();
+        s.algorithms().forEach(a -> columns.add(a.id()));
+        if (s.nccl()) {
+            columns.add(NCCL_PLAIN);
+            columns.add(NCCL_WINDOW);
+        }
+        return columns;
     }
 
     /** Random inputs in [-1, 1) in the bench's dtype, once (the values do not change the timing). */
@@ -159,19 +187,24 @@ final class CollectiveBenchRunner {
                 + " back-to-back launches on one stream + synchronize, / N, max over ranks (us); busbw = 2(n-1)/n bytes/t%n",
                 world, runtime.backend().name(), runtime.backend().deviceName(), s.dtype().shortName(),
                 s.op().name().toLowerCase(java.util.Locale.ROOT), s.inPlace() ? "in place" : "out of place");
+        if (s.nccl()) {
+            out.println("nccl: NCCL's allReduce from Java (io.symmem.nccl), in place on plain device memory; nccl-window: the"
+                    + " same on this symmetric buffer registered as an NCCL_WIN_COLL_SYMMETRIC window; busbw(best) is symmem's");
+        }
         StringBuilder header = new StringBuilder(String.format("%12s", "bytes"));
-        for (Algorithm a : s.algorithms()) {
-            header.append(String.format(" %12s", a.id()));
+        for (String c : columns()) {
+            header.append(String.format(" %12s", c));
         }
         header.append(String.format(" %8s %12s", "auto=", "busbw(best)"));
         out.println(header);
         for (Row row : rows) {
             StringBuilder line = new StringBuilder(String.format("%12d", row.bytes()));
             double best = Double.NaN;
-            for (Algorithm a : s.algorithms()) {
-                double us = row.micros().get(a);
+            for (String c : columns()) {
+                double us = row.micros().get(c);
                 line.append(Double.isNaN(us) ? String.format(" %12s", "-") : String.format(" %12.2f", us));
-                if (!Double.isNaN(us) && (Double.isNaN(best) || us < best)) {
+                boolean ours = !c.startsWith(NCCL_PLAIN);
+                if (ours && !Double.isNaN(us) && (Double.isNaN(best) || us < best)) {
                     best = us;
                 }
             }
@@ -195,12 +228,12 @@ final class CollectiveBenchRunner {
         for (Row row : rows) {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("bytes", row.bytes());
-            for (Algorithm a : s.algorithms()) {
-                String key = a.id().replace('-', '_');
-                double us = row.micros().get(a);
+            for (String c : columns()) {
+                String key = c.replace('-', '_');
+                double us = row.micros().get(c);
                 r.put(key + "_us", Double.isNaN(us) ? null : us);
                 r.put(key + "_busbw_gbps", Double.isNaN(us) ? null : busbw(row.bytes(), us));
-                r.put(key + "_launches", row.launches().get(a));
+                r.put(key + "_launches", row.launches().get(c));
             }
             r.put("auto_algo", row.autoPicks());
             list.add(r);

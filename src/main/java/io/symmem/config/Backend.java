@@ -9,7 +9,9 @@ public enum Backend {
     /** CUDA virtual memory across the GPUs of one node. */
     CUDA,
     /** NVSHMEM's symmetric heap, bootstrapped through the store; never chosen by auto. */
-    NVSHMEM;
+    NVSHMEM,
+    /** ncclMemAlloc memory registered as NCCL symmetric windows; never chosen by auto. */
+    NCCL;
 
     public String id() {
         return name().toLowerCase(java.util.Locale.ROOT);

@@ -25,7 +25,7 @@ public enum ConfigVariable {
     MASTER_PORT("symmem.master-port", true, IntegerKind.PORT, "a TCP port, 1..65535"),
     SYMMEM_RUN_ID("symmem.run-id", false, new PatternKind(Pattern.compile("[A-Za-z0-9._-]{1,128}")),
             "1 to 128 letters, digits, '.', '_' or '-' (it becomes a store key segment)"),
-    SYMMEM_BACKEND("symmem.backend", false, ChoiceKind.of(Backend.class), "one of auto, host, cuda, nvshmem"),
+    SYMMEM_BACKEND("symmem.backend", false, ChoiceKind.of(Backend.class), "one of auto, host, cuda, nvshmem, nccl"),
     SYMMEM_ALLOW_OVERLAPPING_DEVICES("symmem.allow-overlapping-devices", false, new BooleanKind(),
             "true or false (1/0, yes/no, any case); true lets several ranks share a GPU (device LOCAL_RANK % device count)"),
     SYMMEM_DISABLE_MULTICAST("symmem.disable-multicast", false, new BooleanKind(),

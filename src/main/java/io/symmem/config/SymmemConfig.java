@@ -52,7 +52,7 @@ public interface SymmemConfig {
     @WithName("run-id")
     Optional<String> runId();
 
-    /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host, cuda or nvshmem (not in this build yet). */
+    /** Backend of symmetric buffers (SYMMEM_BACKEND): auto, host, cuda, nvshmem or nccl. */
     @WithDefault("auto")
     Backend backend();
 

@@ -6,6 +6,8 @@ import io.symmem.nativ.NativeBuffer;
 import io.symmem.nativ.NativeChannel;
 import io.symmem.nativ.NativeCore;
 import io.symmem.nativ.NativeNvshmem;
+import io.symmem.nccl.NcclGroups;
+import io.symmem.nccl.NcclWindow;
 import io.symmem.nvshmem.NvshmemWorld;
 import io.symmem.store.StoreExchange;
 import java.nio.ByteBuffer;
@@ -23,19 +25,29 @@ public final class SymmetricAllocator {
     private final NativeBackend backend;
     private final Duration barrierTimeout;
     private final NvshmemWorld nvshmem;
+    private final NcclGroups ncclGroups;
 
     public SymmetricAllocator(NativeBackend backend, Duration barrierTimeout) {
-        this(backend, barrierTimeout, null);
+        this(backend, barrierTimeout, null, null);
     }
 
-    /** {@code nvshmem}: the joined NVSHMEM world, required for the nvshmem backend (null otherwise). */
-    public SymmetricAllocator(NativeBackend backend, Duration barrierTimeout, NvshmemWorld nvshmem) {
+    /**
+     * {@code nvshmem}: the joined NVSHMEM world, required for the nvshmem backend; {@code ncclGroups}:
+     * the rank's NCCL communicators, required for the nccl backend (each buffer is registered as an
+     * NCCL window of its group's communicator). Null otherwise.
+     */
+    public SymmetricAllocator(NativeBackend backend, Duration barrierTimeout, NvshmemWorld nvshmem,
+            NcclGroups ncclGroups) {
         if (backend.isNvshmem() && nvshmem == null) {
             throw new IllegalArgumentException("the nvshmem backend allocates through a joined NVSHMEM world");
+        }
+        if (backend.isNccl() && ncclGroups == null) {
+            throw new IllegalArgumentException("the nccl backend registers its buffers with the rank's NCCL communicators");
         }
         this.backend = backend;
         this.barrierTimeout = barrierTimeout;
         this.nvshmem = nvshmem;
+        this.ncclGroups = ncclGroups;
     }
 
     public NativeBackend backend() {
@@ -74,12 +86,31 @@ public final class SymmetricAllocator {
                 }
                 // Nobody uses a peer's buffer before every peer has mapped everyone's.
                 group.barrier(timeout).await().atMost(timeout.plusSeconds(5));
+                if (ncclGroups != null) {
+                    return registeredWithNccl(group, buffer, timeout);
+                }
                 return new SymmetricMemory(buffer, group.groupName(), group.rank(), group.worldSize(), barrierTimeout);
             } catch (RuntimeException e) {
                 buffer.close();
                 throw e;
             }
         }
+    }
+
+    /**
+     * nccl: the buffer becomes an NCCL window of its group's communicator (collective; NCCL's
+     * collectives on it may then use symmetric kernels); freeing it deregisters, then frees.
+     */
+    private SymmetricMemory registeredWithNccl(StoreExchange group, NativeBuffer buffer, Duration timeout) {
+        NcclWindow window = ncclGroups.register(group, buffer, timeout);
+        Runnable release = () -> {
+            try {
+                window.close();
+            } finally {
+                buffer.close();
+            }
+        };
+        return new SymmetricMemory(buffer, group.groupName(), group.rank(), group.worldSize(), barrierTimeout, release);
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.symmem.nativ;
 
-/** An opened libsymmem backend ("host", "cuda" or "nvshmem") on one device. */
+/** An opened libsymmem backend ("host", "cuda", "nvshmem" or "nccl") on one device. */
 public final class NativeBackend implements AutoCloseable {
     private SymmemLibrary.BackendHandle handle = new SymmemLibrary.BackendHandle();
     private final String name;
@@ -39,9 +39,14 @@ public final class NativeBackend implements AutoCloseable {
         return deviceCount;
     }
 
-    /** True for the cuda and nvshmem backends: buffers live in GPU memory, without a host view. */
+    /** True for the cuda, nvshmem and nccl backends: buffers live in GPU memory, without a host view. */
     public boolean isDevice() {
-        return "cuda".equals(name) || "nvshmem".equals(name);
+        return "cuda".equals(name) || "nvshmem".equals(name) || "nccl".equals(name);
+    }
+
+    /** True for the nccl backend: buffers in ncclMemAlloc memory, registered as NCCL windows. */
+    public boolean isNccl() {
+        return "nccl".equals(name);
     }
 
     /** True for the nvshmem backend: buffers come from NVSHMEM's symmetric heap (world-collective). */

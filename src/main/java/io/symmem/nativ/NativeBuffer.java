@@ -12,7 +12,7 @@ import org.bytedeco.javacpp.Pointer;
  * {@link #importPeers} every peer's buffer mapped into this process. On the cuda backend the memory
  * is on the GPU: it has no host view, data moves with {@code copyIn}/{@code copyOut}.
  */
-public final class NativeBuffer implements AutoCloseable {
+public final class NativeBuffer implements DeviceMemory, AutoCloseable {
     /** The own rank, before and after import (SYMMEM_RANK_SELF). */
     public static final int SELF = SymmemLibrary.SYMMEM_RANK_SELF;
     private SymmemLibrary.BufferHandle handle = new SymmemLibrary.BufferHandle();
@@ -25,17 +25,38 @@ public final class NativeBuffer implements AutoCloseable {
         this.size = sizeBytes;
     }
 
+    @Override
     public long size() {
         return size;
     }
 
+    @Override
     public NativeBackend backend() {
         return backend;
     }
 
-    /** True when the memory is on a GPU (cuda backend). */
+    /** True when the memory is on a GPU (cuda, nccl and nvshmem backends). */
+    @Override
     public boolean isDevice() {
         return backend.isDevice();
+    }
+
+    @Override
+    public synchronized boolean isClosed() {
+        return handle == null || !backend.isOpen();
+    }
+
+    /** This rank's data (after the signal pad), as NCCL's collectives take it. */
+    long dataAddress() {
+        Pointer p = SymmemLibrary.symmem_buffer_ptr(open(), SELF);
+        if (p == null || p.isNull()) {
+            throw new IllegalStateException("symmem_buffer_ptr: " + SymmemLibrary.symmem_last_error().getString());
+        }
+        return p.address();
+    }
+
+    SymmemLibrary.BufferHandle handle() {
+        return open();
     }
 
     /** The fd sharing this rank's allocation; owned by the buffer. */
@@ -258,10 +279,14 @@ public final class NativeBuffer implements AutoCloseable {
         return handle;
     }
 
+    /**
+     * Frees the buffer. Refused (the buffer stays whole) while an NCCL window is registered on it:
+     * NCCL still maps that memory; deregister the window first.
+     */
     @Override
     public synchronized void close() {
         if (handle != null) {
-            SymmemLibrary.symmem_buffer_free(handle);
+            Status.check(SymmemLibrary.symmem_buffer_free(handle), "symmem_buffer_free");
             handle = null;
         }
     }

@@ -82,6 +82,9 @@ public final class NativeNccl {
         if (memory instanceof LocalBuffer local) {
             return local.open().address() + offset;
         }
+        if (memory instanceof NativeBuffer symmetric) {
+            return symmetric.dataAddress() + offset;
+        }
         throw new IllegalArgumentException("unknown memory owner " + memory.getClass().getName());
     }
 
@@ -136,6 +139,17 @@ public final class NativeNccl {
                     "symmem_nccl_comm_synchronize");
         }
 
+        /**
+         * Registers {@code buffer}'s own allocation as an NCCL window of this communicator (collective;
+         * see symmem_nccl_window_register). {@code symmetric}: NCCL_WIN_COLL_SYMMETRIC.
+         */
+        public Window registerWindow(NativeBuffer buffer, boolean symmetric, int timeoutMs) {
+            SymmemLibrary.NcclWindowHandle out = new SymmemLibrary.NcclWindowHandle();
+            Status.check(SymmemLibrary.symmem_nccl_window_register(open(), buffer.handle(), symmetric ? 1 : 0, timeoutMs,
+                    out), "symmem_nccl_window_register");
+            return new Window(out);
+        }
+
         public void abort(String reason) {
             Status.check(SymmemLibrary.symmem_nccl_comm_abort(open(), reason), "symmem_nccl_comm_abort");
         }
@@ -154,6 +168,29 @@ public final class NativeNccl {
                 handle = null;
             }
             Status.check(status, "symmem_nccl_comm_destroy");
+        }
+    }
+
+    /** One registered NCCL window. Not thread-safe by itself: {@code NcclWindow} serialises. */
+    public static final class Window {
+        private SymmemLibrary.NcclWindowHandle handle;
+
+        private Window(SymmemLibrary.NcclWindowHandle handle) {
+            this.handle = handle;
+        }
+
+        public boolean isDeregistered() {
+            return handle == null;
+        }
+
+        /** Deregisters (collective); the record is freed in every case, errors are thrown after. */
+        public void deregister(int timeoutMs) {
+            if (handle == null) {
+                return;
+            }
+            SymmemLibrary.NcclWindowHandle h = handle;
+            handle = null;
+            Status.check(SymmemLibrary.symmem_nccl_window_deregister(h, timeoutMs), "symmem_nccl_window_deregister");
         }
     }
 }

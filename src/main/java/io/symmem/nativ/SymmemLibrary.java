@@ -378,5 +378,18 @@ final class SymmemLibrary {
     static native int symmem_nccl_group_start();
 
     static native int symmem_nccl_group_end(int timeoutMs);
+
+    @Opaque
+    @Name("symmem_nccl_window")
+    static class NcclWindowHandle extends Pointer {
+        NcclWindowHandle() {
+            super((Pointer) null);
+        }
+    }
+
+    static native int symmem_nccl_window_register(NcclCommHandle comm, BufferHandle buffer, int flags, int timeoutMs,
+            @ByPtrPtr NcclWindowHandle out);
+
+    static native int symmem_nccl_window_deregister(NcclWindowHandle window, int timeoutMs);
     // ==== end of NCCL section ====================================================================
 }

@@ -3,6 +3,7 @@ package io.symmem.nccl;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.symmem.config.ConfigVariable;
 import io.symmem.nativ.DeviceMemory;
+import io.symmem.nativ.NativeBuffer;
 import io.symmem.nativ.NativeNccl;
 import io.symmem.nativ.NativeStream;
 import io.symmem.store.StoreExchange;
@@ -225,6 +226,45 @@ public final class NcclCommunicator implements AutoCloseable {
         comm.synchronize(stream, millis("deadline", deadline));
     }
 
+    // ---- windows ----------------------------------------------------------------------------------
+
+    /**
+     * Registers {@code buffer} (a symmetric buffer of a GPU backend on this communicator's device:
+     * its whole allocation, signal pad and data) as an NCCL window with NCCL_WIN_COLL_SYMMETRIC, so
+     * that NCCL's collectives on its data ({@code NcclBuffer.of(buffer)}) may use NCCL's symmetric
+     * kernels. Collective over the communicator: every rank registers its buffer of the same size, in
+     * the same order, within the collective timeout (else the communicator is aborted). NCCL 2.27+.
+     *
+     * @throws io.symmem.nativ.NativeException.Unsupported when NCCL gives no window (the communicator
+     *     has no symmetric-memory support: the message says what NCCL needs) or is older than 2.27
+     */
+    public synchronized NcclWindow registerWindow(NativeBuffer buffer) {
+        String what = "registerWindow";
+        requireOpen(what);
+        if (buffer == null) {
+            throw new IllegalArgumentException(what + ": buffer must not be null");
+        }
+        if (buffer.isClosed()) {
+            throw new IllegalArgumentException(what + ": buffer is freed");
+        }
+        if (!buffer.isDevice()) {
+            throw new IllegalArgumentException(what + ": buffer is memory of the " + buffer.backend().name()
+                    + " backend; an NCCL window needs GPU memory (cuda, nccl or nvshmem backend)");
+        }
+        if (device >= 0 && buffer.backend().device() != device) {
+            throw new IllegalArgumentException(what + ": buffer is on device " + buffer.backend().device()
+                    + ", the communicator on device " + device);
+        }
+        return new NcclWindow(this, comm.registerWindow(buffer, true, timeoutMs()), buffer);
+    }
+
+    /** Deregisters one of this communicator's windows (NcclWindow.close). */
+    synchronized void deregister(NativeNccl.Window window) {
+        // Also after close: destroying the communicator released the window in NCCL, and this only
+        // frees the record.
+        window.deregister(timeoutMs());
+    }
+
     /** ncclCommAbort now (or, when another thread is waiting on it, at that wait's next turn). */
     public void abort(String reason) {
         if (reason == null || reason.isBlank()) {
@@ -314,7 +354,7 @@ public final class NcclCommunicator implements AutoCloseable {
         }
         if (!memory.isDevice()) {
             throw new IllegalArgumentException(what + ": " + name + " is memory of the " + memory.backend().name()
-                    + " backend; NCCL needs device memory of a cuda backend");
+                    + " backend; NCCL needs GPU memory (cuda, nccl or nvshmem backend)");
         }
         if (device >= 0 && memory.backend().device() != device) {
             throw new IllegalArgumentException(what + ": " + name + " is on device " + memory.backend().device()

@@ -62,6 +62,10 @@ final class BackendSelector {
         if (requested == Backend.NVSHMEM) {
             throw new IllegalArgumentException("the nvshmem backend opens once NVSHMEM is joined (NvshmemStartup)");
         }
+        if (requested == Backend.NCCL) {
+            throw new IllegalArgumentException("the nccl backend opens once NCCL is loaded and its communicator made "
+                    + "(RankRuntime)");
+        }
         if (requested != Backend.CUDA) {
             throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");
         }
@@ -90,6 +94,25 @@ final class BackendSelector {
             device = localRank % count;
         }
         return device;
+    }
+
+    /**
+     * The GPU of LOCAL_RANK for SYMMEM_BACKEND=nccl: its own, always. NCCL refuses two ranks of one
+     * communicator on the same GPU, so SYMMEM_ALLOW_OVERLAPPING_DEVICES cannot help here; say so
+     * before NCCL does.
+     */
+    static int ncclDevice(int localRank, boolean allowOverlapping) {
+        return ncclDevice(localRank, NativeCore.cudaDeviceCount(), allowOverlapping);
+    }
+
+    static int ncclDevice(int localRank, int count, boolean allowOverlapping) {
+        if (count > 0 && localRank >= count) {
+            throw new IllegalStateException("SYMMEM_BACKEND=nccl: LOCAL_RANK " + localRank + " has no GPU of its own: this "
+                    + "process sees " + count + " CUDA device(s) (0.." + (count - 1) + "), and NCCL refuses two ranks on one "
+                    + "GPU" + (allowOverlapping ? " (SYMMEM_ALLOW_OVERLAPPING_DEVICES does not apply to nccl)" : "")
+                    + "; run at most " + count + " ranks on this machine, or use SYMMEM_BACKEND=cuda");
+        }
+        return localRank;
     }
 
     /**

@@ -28,6 +28,7 @@ public class InfoResource {
                 backend == null ? null : backend.deviceName(),
                 runtime.state().name(), runtime.error(), NativeCore.version(), NativeCore.builtWithCuda(),
                 NativeCore.cudaDeviceCount(), runtime.storeAddress(), runtime.peers(),
-                NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()));
+                NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()),
+                NcclInfo.of(c.backend(), runtime.ncclGroups()));
     }
 }

@@ -15,6 +15,9 @@ import io.symmem.memory.HostIdentity;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;
+import io.symmem.nccl.Nccl;
+import io.symmem.nccl.NcclGroups;
+import io.symmem.nccl.NcclVersion;
 import io.symmem.store.EventBusStore;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
@@ -88,6 +91,7 @@ public class RankRuntime {
     private volatile Store runStore;
     private NativeBackend backend;
     private volatile NvshmemStartup nvshmem;
+    private volatile NcclGroups ncclGroups;
     private StoreExchange world;
     private SymmetricAllocator allocator;
     private volatile List<PeerInfo> peers = List.of();
@@ -197,6 +201,8 @@ public class RankRuntime {
                 peers = joinAuto(config.timeout().rendezvous());
             } else if (config.backend() == Backend.NVSHMEM) {
                 peers = joinNvshmem(config.timeout().rendezvous());
+            } else if (config.backend() == Backend.NCCL) {
+                peers = joinNccl(config.timeout().rendezvous());
             } else {
                 backend = BackendSelector.openExplicit(config.backend(), config.effectiveLocalRank(),
                         config.allowOverlappingDevices());
@@ -204,7 +210,7 @@ public class RankRuntime {
                         config.timeout().rendezvous());
             }
             allocator = new SymmetricAllocator(backend, config.timeout().barrier(),
-                    nvshmem == null ? null : nvshmem.world());
+                    nvshmem == null ? null : nvshmem.world(), ncclGroups);
             livenessAgent.startMonitoring();
             state = State.READY;
             LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
@@ -351,6 +357,40 @@ public class RankRuntime {
         return gathered;
     }
 
+    /**
+     * SYMMEM_BACKEND=nccl: NCCL is loaded and checked for symmetric windows (2.27+) before the world
+     * rendezvous (a rank without it stops, saying where it looked), then the world's communicator is
+     * made through the store and the backend opened; every buffer becomes a window of its group's
+     * communicator.
+     */
+    private List<PeerInfo> joinNccl(Duration timeout) throws IOException {
+        int device = BackendSelector.ncclDevice(config.effectiveLocalRank(), config.allowOverlappingDevices());
+        NcclVersion version;
+        try {
+            version = Nccl.load();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("SYMMEM_BACKEND=nccl: " + e.getMessage(), e);
+        }
+        if (!version.atLeast(2, 27)) {
+            throw new IllegalStateException("SYMMEM_BACKEND=nccl: NCCL " + version + " from " + Nccl.libraryPath()
+                    + " has no symmetric windows (ncclCommWindowRegister needs 2.27 or later); set SYMMEM_NCCL_LIBRARY "
+                    + "to a newer libnccl.so.2");
+        }
+        List<PeerInfo> gathered = rendezvous(mine(Backend.NCCL.id(), device, BackendSelector.deviceName(device),
+                NativeCore.cudaDeviceCount()), timeout);
+        NcclGroups groups = new NcclGroups(device, config.timeout().collective());
+        groups.communicator(world, timeout);
+        ncclGroups = groups;
+        backend = new NativeBackend("nccl", device);
+        LOG.infof("NCCL %s from %s: world communicator ready on device %d", version, Nccl.libraryPath(), device);
+        return gathered;
+    }
+
+    /** The NCCL communicators of this rank's groups; null unless SYMMEM_BACKEND=nccl. */
+    public NcclGroups ncclGroups() {
+        return ncclGroups;
+    }
+
     /** NVSHMEM as this rank loaded and joined it; null unless SYMMEM_BACKEND=nvshmem. */
     public NvshmemStartup nvshmem() {
         return nvshmem;
@@ -413,6 +453,9 @@ public class RankRuntime {
         Duration timeout = config.timeout().store();
         if (nvshmem != null) {
             nvshmem.finalizeWorld(config.timeout().rendezvous());
+        }
+        if (ncclGroups != null) {
+            ncclGroups.close();  // collective: every rank leaves, and finalize waits for the peers
         }
         if (config.rank() != 0) {
             livenessAgent.leave(timeout);
@@ -505,6 +548,13 @@ public class RankRuntime {
         }
         if (server != null) {
             server.close();
+        }
+        if (ncclGroups != null) {
+            try {
+                ncclGroups.close();
+            } catch (RuntimeException e) {
+                LOG.infof("NCCL communicators closed with an error: %s", e.getMessage());
+            }
         }
         if (backend != null) {
             backend.close();

@@ -80,7 +80,7 @@ class SymmemConfigLoaderTest {
     @Test
     void unknownBackendListsTheAllowedOnes() {
         assertThat(problem(Map.of("SYMMEM_BACKEND", "gpu")))
-                .contains("SYMMEM_BACKEND=gpu is invalid").contains("auto, host, cuda, nvshmem");
+                .contains("SYMMEM_BACKEND=gpu is invalid").contains("auto, host, cuda, nvshmem, nccl");
     }
 
     @Test

@@ -104,6 +104,21 @@ class RankFailuresIT {
     }
 
     @Test
+    void ncclWithoutItsLibraryStopsTheRankNamingEveryPlaceLookedAt() throws Exception {
+        // No NCCL here (no GPU, no pip wheel): SYMMEM_BACKEND=nccl must stop the rank before the world
+        // rendezvous, with every place looked at and where it came from.
+        Map<String, String> env = rankEnv(0, 1, Ports.free(), Ports.freeBlock(1));
+        env.put("SYMMEM_BACKEND", "nccl");
+        env.put("NCCL_HOME", "/nonexistent/nccl");
+        try (RankProcess p = RankProcess.start("no-nccl", env, "demo")) {
+            assertThat(p.exitCode(60)).as(p.output()).isEqualTo(1);
+            assertThat(p.output()).contains("SYMMEM_BACKEND=nccl: NCCL (libnccl.so.2) not found")
+                    .contains("/nonexistent/nccl/lib/libnccl.so.2 [NCCL_HOME]: no such file")
+                    .contains("Set SYMMEM_NCCL_LIBRARY");
+        }
+    }
+
+    @Test
     void aMissingVariableStopsStartUpNamingIt() throws Exception {
         try (RankProcess p = RankProcess.start("no-world", Map.of("RANK", "1"), "demo")) {
             assertThat(p.exitCode(60)).isEqualTo(2);

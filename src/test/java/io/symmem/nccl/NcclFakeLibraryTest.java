@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBackend;
+import io.symmem.nativ.NativeBuffer;
 import io.symmem.nativ.NativeCore;
 import io.symmem.nativ.NativeException;
 import java.nio.file.Files;
@@ -79,7 +80,7 @@ class NcclFakeLibraryTest {
             NcclBuffer b = NcclBuffer.of(mem);
             assertThatThrownBy(() -> comm.allReduce(b, b, 4, NcclDataType.FLOAT32, NcclRedOp.SUM, null))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("allReduce: send is memory of the host backend; NCCL needs device memory of a cuda backend");
+                    .hasMessage("allReduce: send is memory of the host backend; NCCL needs GPU memory (cuda, nccl or nvshmem backend)");
             assertThatThrownBy(() -> comm.allReduce(null, b, 4, NcclDataType.FLOAT32, NcclRedOp.SUM, null))
                     .hasMessage("allReduce: send must not be null");
             assertThatThrownBy(() -> comm.allReduce(b, b, 4, null, NcclRedOp.SUM, null))
@@ -89,7 +90,7 @@ class NcclFakeLibraryTest {
             assertThatThrownBy(() -> comm.broadcast(b, b, 4, NcclDataType.FLOAT32, 2, null))
                     .hasMessage("broadcast: root must be in 0..1 (communicator of 2 ranks), got 2");
             assertThatThrownBy(() -> comm.reduce(b, null, 4, NcclDataType.FLOAT32, NcclRedOp.MAX, 1, null))
-                    .hasMessage("reduce: send is memory of the host backend; NCCL needs device memory of a cuda backend");
+                    .hasMessage("reduce: send is memory of the host backend; NCCL needs GPU memory (cuda, nccl or nvshmem backend)");
             try (var stream = host.createStream()) {
                 assertThatThrownBy(() -> comm.synchronize(stream))
                         .hasMessage("synchronize: stream belongs to the host backend; NCCL needs a stream of a cuda backend");
@@ -127,6 +128,24 @@ class NcclFakeLibraryTest {
         }
         try (NcclCommunicator fresh = NcclCommunicator.init(1, Nccl.uniqueId(), 0, -1, null, D, D)) {
             assertThat(fresh.isAborted()).isFalse();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aWindowNeedsASymmetricBufferInGpuMemory() {
+        assumeFake();
+        Nccl.load(NcclLibraryCandidates.of(Map.of("SYMMEM_NCCL_LIBRARY", FAKE.toString()), null, List.of()));
+        try (NativeBackend host = new NativeBackend("host", 0); NativeBuffer buffer = host.allocate(4096);
+                NcclCommunicator comm = NcclCommunicator.init(1, Nccl.uniqueId(), 0, -1, "group 'w'", D, D)) {
+            assertThatThrownBy(() -> comm.registerWindow(null)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("registerWindow: buffer must not be null");
+            assertThatThrownBy(() -> comm.registerWindow(buffer)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("memory of the host backend; an NCCL window needs GPU memory");
+            // The fake has no ncclMemAlloc: the nccl backend says which NCCL it needs.
+            assertThatThrownBy(() -> new NativeBackend("nccl", 0)).isInstanceOf(NativeException.Unsupported.class)
+                    .hasMessageContaining("no ncclMemAlloc");
+            assertThat(comm.isAborted()).isFalse();
         }
     }
 

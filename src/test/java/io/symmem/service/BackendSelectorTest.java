@@ -49,4 +49,23 @@ class BackendSelectorTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("NVSHMEM");
     }
+
+    @Test
+    void ncclIsNotOpenedBeforeNcclIsLoaded() {
+        assertThatThrownBy(() -> BackendSelector.openExplicit(Backend.NCCL, 0, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NCCL");
+    }
+
+    @Test
+    void ncclGivesEveryRankItsOwnGpuOrSaysWhyNot() {
+        assertThat(BackendSelector.ncclDevice(1, 2, false)).isEqualTo(1);
+        // No GPU seen: the backend's own open says "no CUDA device", not this check.
+        assertThat(BackendSelector.ncclDevice(3, 0, false)).isEqualTo(3);
+        assertThatThrownBy(() -> BackendSelector.ncclDevice(2, 2, true))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("LOCAL_RANK 2 has no GPU of its own")
+                .hasMessageContaining("NCCL refuses two ranks on one GPU")
+                .hasMessageContaining("SYMMEM_ALLOW_OVERLAPPING_DEVICES does not apply to nccl");
+    }
 }
