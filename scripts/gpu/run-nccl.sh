@@ -11,8 +11,13 @@
 #      overheads, not communication)
 #   5. with 2 or more GPUs: the same correctness, the collective-deadline test (rank 1 skips an
 #      allReduce) and the bench at world 2, one GPU per rank (NCCL refuses two ranks on one GPU)
-#   6. native: test_nccl_fake (loader and deadline logic against a fake libnccl)
-#   7. LAST: a table of the steps and the latencies side by side
+#   6. native: test_nccl_fake (loader and deadline logic against a fake libnccl) and test_nccl_gpu
+#      (the nccl backend and windows on the real NCCL: ncclMemAlloc buffers, symmem's and NCCL's
+#      all-reduce on them, free refused while registered, 200 cycles, abort, NCCL's "no window")
+#   7. the symmetric backend from the app: demo with SYMMEM_BACKEND=nccl, and bench allreduce --nccl
+#      (bf16 sum, 4 KiB..256 MiB) on the cuda and on the nccl backend: symmem's kernels on cuda memory
+#      and on ncclMemAlloc memory, NCCL plain and on a symmetric window, all from Java
+#   8. LAST: a table of the steps and the latencies side by side
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh.
 #   bash scripts/gpu/run-nccl.sh
 set -uo pipefail
@@ -51,7 +56,7 @@ step() { # step NAME TIMEOUT LOG cmd...: runs with a deadline, appends to LOG, r
 cat "$OUT/machine.txt"
 
 # 6 (in the background, CPU): the native build for test_nccl_fake.
-( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build "$B" -j16 --target test_nccl_fake ) > "$OUT/native.log" 2>&1 &
+( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build "$B" -j16 --target test_nccl_fake test_nccl_gpu ) > "$OUT/native.log" 2>&1 &
 BUILD_PID=$!
 
 # 1. finding NCCL
@@ -86,6 +91,19 @@ fi
 wait "$BUILD_PID"; rc=$?
 note "native build of test_nccl_fake" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native.log)")"
 [[ $rc == 0 ]] && step "native test_nccl_fake (loader, deadlines, aborts)" 120 native.log "$B/tests/test_nccl_fake"
+PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo /opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2)
+[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (nccl backend + windows, world $(( NGPU >= 2 ? 2 : 1 )))" 240 native.log "$B/tests/test_nccl_gpu"
+
+# 7. the symmetric backend from the app (world 1 here; world 2 with 2 GPUs)
+W=$(( NGPU >= 2 ? 2 : 1 ))
+export MASTER_PORT=29651
+SYMMEM_BACKEND=nccl step "nccl backend: demo (launch -n $W)" 180 symm.log "${SYMMEM[@]}" launch -n "$W" demo
+SYMMEM_BACKEND=nccl step "nccl backend: a wrong SYMMEM_NCCL_LIBRARY stops the rank naming it" 60 symm.log bash -c \
+  'out=$(SYMMEM_NCCL_LIBRARY=/nonexistent/libnccl.so.2 "$@" launch -n 1 demo 2>&1); rc=$?; echo "$out"; [[ $rc != 0 ]] && grep -q "SYMMEM_BACKEND=nccl: NCCL (libnccl.so.2) not found" <<<"$out"' _ "${SYMMEM[@]}"
+for be in cuda nccl; do
+  SYMMEM_BACKEND=$be step "bench allreduce --nccl on the $be backend (world $W)" 300 symm.log \
+    "${SYMMEM[@]}" launch -n "$W" bench allreduce --nccl --dtype bf16 --min-size 4KiB --max-size 256MiB --json "$OUT/symm-$be.json"
+done
 
 # 7. last: the table.
 {
@@ -108,5 +126,23 @@ for b in sorted(t):
     print("%12d" % b + "".join("%18s" % ("%.2f" % t[b][c] if c in t[b] else "-") for c in cols))
 PY
   done
+  if [[ -f $OUT/symm-cuda.json && -f $OUT/symm-nccl.json ]]; then
+    echo "===== allReduce bf16 sum through the Java API, us per op (world $W; symmem's best algorithm, out of place; NCCL in place)"
+    python3 - "$OUT/symm-cuda.json" "$OUT/symm-nccl.json" <<'PY'
+import json, sys
+cuda, nccl = (json.load(open(f)) for f in sys.argv[1:3])
+def best(r):
+    v = [r[k] for k in ("one_shot_us", "two_shot_us", "auto_us") if r.get(k) is not None]
+    return min(v) if v else float("nan")
+print("%12s %14s %14s %9s %12s %14s %14s %14s" % ("bytes", "ours cuda", "ours nccl-mem", "ratio", "nccl plain", "nccl window",
+      "nccl plain*", "nccl window*"))
+for a, b in zip(cuda["allreduce"], nccl["allreduce"]):
+    oc, on = best(a), best(b)
+    print("%12d %14.2f %14.2f %9.3f %12.2f %14.2f %14.2f %14.2f" % (a["bytes"], oc, on, on / oc, a["nccl_us"], a["nccl_window_us"],
+          b["nccl_us"], b["nccl_window_us"]))
+print("ratio = ours on ncclMemAlloc memory / ours on cuda memory; nccl columns from the cuda run (window = the cuda buffer"
+      " registered), * = from the nccl run (window = the ncclMemAlloc buffer)")
+PY
+  fi
   echo "===== steps ($(elapsed) s in all)"; printf '%s\n' "${SUMMARY[@]}"
 } 2>&1 | tee "$OUT/summary.txt"

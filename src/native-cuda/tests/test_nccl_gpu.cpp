@@ -2,7 +2,8 @@
 // symmem's own all-reduce on them, the buffer registered as an NCCL_WIN_COLL_SYMMETRIC window and
 // NCCL's all-reduce on its data, free refused while the window lives, deregister then free, 200
 // alloc/register/free cycles without leaking device memory, a cuda-backend buffer registered too,
-// and NCCL's "no window" answer (NCCL_CUMEM_ENABLE=0) reported as unsupported.
+// and NCCL_CUMEM_ENABLE=0: the nccl backend's message, and NCCL's "no window" answer reported as
+// unsupported where NCCL gives it (NCCL 2.28.9 at world 1 was seen to give a window regardless).
 // World = the GPUs (at most 2; NCCL refuses two ranks on one GPU). The library: SYMMEM_TEST_NCCL_LIB,
 // else the loader's search path; not found: skipped.
 #include <cmath>
@@ -160,10 +161,20 @@ int no_window_main(int uid_pipe[2]) {
   Names names("test_nccl_gpu_nowin", 1);
   symmem_buffer* b = make_imported_buffer("cuda", 0, names, 0, 1, 65536, &be, 20000);
   symmem_nccl_window* win = nullptr;
-  CHECK_STATUS(symmem_nccl_window_register(comm, b, 1, 60000, &win), SYMMEM_ERR_UNSUPPORTED);
-  CHECK_ERROR_HAS("no window");
-  CHECK(win == nullptr);
-  std::printf("window with NCCL_CUMEM_ENABLE=0: %s\n", symmem_last_error());
+  symmem_status st = symmem_nccl_window_register(comm, b, 1, 60000, &win);
+  if (st == SYMMEM_OK) {
+    // NCCL 2.28.9 at world 1 was seen to hand out a window even without cuMem: then the "no window"
+    // answer cannot be provoked on this machine, and that is said rather than counted as checked.
+    CHECK(win != nullptr);
+    std::printf("NOTE: NCCL gave a window with NCCL_CUMEM_ENABLE=0 at world 1: the no-window report "
+                "could not be provoked here (not checked)\n");
+    CHECK_OK(symmem_nccl_window_deregister(win, 60000));
+  } else {
+    CHECK(st == SYMMEM_ERR_UNSUPPORTED);
+    CHECK_ERROR_HAS("no window");
+    CHECK(win == nullptr);
+    std::printf("window with NCCL_CUMEM_ENABLE=0: %s\n", symmem_last_error());
+  }
   CHECK_OK(symmem_buffer_free(b));  // nothing was registered
   CHECK_OK(symmem_backend_close(be));
   CHECK(symmem_nccl_comm_aborted(comm) == 0);
