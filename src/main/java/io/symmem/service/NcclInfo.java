@@ -18,7 +18,11 @@ import java.util.Optional;
 public record NcclInfo(String status, String library, String version, Boolean windows, List<String> communicators) {
 
     static NcclInfo of(Backend asked, NcclGroups groups) {
-        if (Nccl.isLoaded()) {
+        return of(asked, groups, Nccl.isLoaded(), NcclLibraryCandidates.fromEnvironment());
+    }
+
+    static NcclInfo of(Backend asked, NcclGroups groups, boolean loaded, NcclLibraryCandidates candidates) {
+        if (loaded) {
             NcclVersion v = Nccl.version();
             List<String> comms = groups == null ? List.of()
                     : groups.communicators().stream().map(NcclInfo::describe).toList();
@@ -29,7 +33,6 @@ public record NcclInfo(String status, String library, String version, Boolean wi
                 ? "not loaded yet (SYMMEM_BACKEND=nccl)"
                 : "not loaded: SYMMEM_BACKEND=" + asked.id() + "; auto never chooses nccl (SYMMEM_BACKEND=nccl does), "
                         + "and the Java API loads it on first use";
-        NcclLibraryCandidates candidates = NcclLibraryCandidates.fromEnvironment();
         Optional<NcclLibraryCandidates.Place> onDisk = candidates.places().stream()
                 .filter(NcclLibraryCandidates.Place::candidate).filter(p -> p.path().contains("/")).findFirst();
         String library = onDisk.map(p -> "found at " + p.path() + " (" + p.source() + "), not loaded")
