@@ -25,6 +25,34 @@ public final class NativeBuffer implements AutoCloseable {
         this.size = sizeBytes;
     }
 
+    private NativeBuffer(NativeBackend backend, SymmemLibrary.BufferHandle viewHandle, long sizeBytes) {
+        this.backend = backend;
+        this.handle = viewHandle;
+        this.size = sizeBytes;
+    }
+
+    /**
+     * A window {@code [offsetBytes, offsetBytes + sizeBytes)} of this imported buffer: every call on
+     * it acts as on a buffer of that size whose data starts at the offset of every rank's mapping, and
+     * it shares this buffer's signal pad (symmem.h, symmem_buffer_view). No rendezvous. Close the
+     * window before this buffer: closing a buffer with open windows is refused.
+     */
+    public NativeBuffer window(long offsetBytes, long sizeBytes) {
+        SymmemLibrary.BufferHandle out = new SymmemLibrary.BufferHandle();
+        Status.check(SymmemLibrary.symmem_buffer_view(open(), offsetBytes, sizeBytes, out), "symmem_buffer_view");
+        return new NativeBuffer(backend, out, sizeBytes);
+    }
+
+    /** The alignment every window offset must have (the collectives' vector width). */
+    public static long windowAlignment() {
+        return SymmemLibrary.SYMMEM_VIEW_ALIGNMENT;
+    }
+
+    /** How many windows of this buffer are open. */
+    public int liveWindows() {
+        return SymmemLibrary.symmem_buffer_live_views(open());
+    }
+
     public long size() {
         return size;
     }
@@ -258,10 +286,11 @@ public final class NativeBuffer implements AutoCloseable {
         return handle;
     }
 
+    /** Frees the buffer; refused (and the buffer kept) while windows of it are open. */
     @Override
     public synchronized void close() {
         if (handle != null) {
-            SymmemLibrary.symmem_buffer_free(handle);
+            Status.check(SymmemLibrary.symmem_buffer_free(handle), "symmem_buffer_free");
             handle = null;
         }
     }
