@@ -219,6 +219,10 @@ public final class SymmetricMemPool implements AutoCloseable {
         PoolAgreement.check(group.groupName(), what, all);
     }
 
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("the pool of group '" + group.groupName() + "' is closed");
@@ -233,6 +237,12 @@ public final class SymmetricMemPool implements AutoCloseable {
     /** For tests: the sub-allocator's invariants hold (throws naming the violation). */
     synchronized void checkInvariants() {
         blocks.checkInvariants();
+    }
+
+    /** Named for messages and metrics: the group and the options that shape it. */
+    public static PoolOptions fromSettings(long segmentBytes, long limitBytes, boolean strict, boolean noSplit,
+            Duration timeout) {
+        return new PoolOptions(segmentBytes, PoolOptions.DEFAULT_ALIGNMENT, noSplit, limitBytes, strict, timeout);
     }
 
     /**

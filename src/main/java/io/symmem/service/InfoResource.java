@@ -28,6 +28,6 @@ public class InfoResource {
                 backend == null ? null : backend.deviceName(),
                 runtime.state().name(), runtime.error(), NativeCore.version(), NativeCore.builtWithCuda(),
                 NativeCore.cudaDeviceCount(), runtime.storeAddress(), runtime.peers(),
-                NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()));
+                NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()), runtime.poolFigures());
     }
 }
