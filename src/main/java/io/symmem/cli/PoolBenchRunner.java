@@ -133,12 +133,13 @@ final class PoolBenchRunner {
         row("all-reduce %s sum out of place, AUTO, one stream; us per op = N back-to-back launches + synchronize / N,"
                 + " max over ranks, median of %d alternating runs", t.shortName(), s.repeats());
         row("%12s %12s %12s %9s", "bytes", "dedicated", "pool", "pool/ded");
+        // Closed in reverse: the block (its marker goes on a live stream) before the stream.
         try (SymmetricMemPool pool = runtime.createPool(exchange, false);
+                NativeStream stream = runtime.backend().createStream();
                 SymmetricMemory dedicated = runtime.allocator().allocate(exchange, maxBytes, timeout);
-                SymmetricMemory before = pool.allocate(12_345);  // so the measured block is not at offset 0
-                SymmetricMemory block = pool.allocate(maxBytes);
                 LocalBuffer result = dedicated.allocateLocal(maxBytes);
-                NativeStream stream = dedicated.createStream()) {
+                SymmetricMemory before = pool.allocate(12_345);  // so the measured block is not at offset 0
+                SymmetricMemory block = pool.allocate(maxBytes)) {
             fill(dedicated, maxBytes);
             fill(block, maxBytes);
             pool.recordStream(block, stream);
