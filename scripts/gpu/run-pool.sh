@@ -74,6 +74,6 @@ fi
   for b in cuda host; do
     [[ -f $OUT/bench-$b.txt ]] || continue
     echo "===== bench pool, $b"
-    sed -n '/---- summary ----/,$p' "$OUT/bench-$b.txt" | grep -v -- '---- summary ----' | sed 's/^\[0\] //' | grep -v '^symmem launch'
+    sed -n '/---- summary ----/,$p' "$OUT/bench-$b.txt" | grep -v -- '---- summary ----' | sed 's/^\[0\] //' | grep -v -e '^symmem launch' -e ' INFO '
   done
 } 2>&1 | tee "$OUT/summary.txt"
