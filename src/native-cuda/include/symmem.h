@@ -141,6 +141,8 @@ symmem_status symmem_buffer_export_fd(symmem_buffer* buffer, int* out_fd);
  * takes no ownership of them. Fails with SYMMEM_ERR_MISMATCH naming the rank whose allocation has
  * a different size. */
 symmem_status symmem_buffer_import(symmem_buffer* buffer, int rank, int world, const int* fds);
+/* Frees the buffer (or view). A buffer that still has live views is NOT freed: SYMMEM_ERR_STATE,
+ * naming how many (free the views first). */
 symmem_status symmem_buffer_free(symmem_buffer* buffer);
 
 /* The own rank is only known from import on, so `r` may also be SYMMEM_RANK_SELF: this process's
@@ -370,6 +372,42 @@ symmem_status symmem_nvshmem_team_destroy(int team);
  * Every peer is reached with nvshmem_ptr (SYMMEM_ERR_UNSUPPORTED naming the rank when NULL);
  * sizes are checked as at symmem_buffer_import. */
 symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int world, const int* pes);
+/* ==== views and stream markers (issue 13: the memory pool) ===================================
+ * A view is the window [offset, offset + size) of an imported buffer (its segment): a handle that
+ * every buffer call accepts, as if it were a buffer of `size` bytes whose data starts at `offset`
+ * of every rank's segment. Rank r's view memory is rank r's segment mapping plus the offset, so no
+ * rendezvous is needed: this is how a pool hands out blocks of one symmetric segment.
+ *  - It shares the segment's signal pad, stream, error record and barrier epochs. Signals,
+ *    barriers and collectives on views of one segment are therefore ONE sequence: every rank must
+ *    issue them in the same order (as on one buffer), and a second thread that calls one while
+ *    another is inside one on the same segment is refused (SYMMEM_ERR_STATE), never interleaved.
+ *    Device buffers with live views order this work across streams themselves (each launch waits
+ *    for the previous launch on the segment, through an event), so two blocks used on two streams
+ *    never run their pad work at the same time.
+ *  - It borrows the segment: symmem_buffer_free of a segment with live views is refused. Free a
+ *    view with symmem_buffer_free. A view cannot be exported, imported, or viewed again.
+ *  - offset must be a multiple of SYMMEM_VIEW_ALIGNMENT (the collectives' vector width).
+ */
+#define SYMMEM_VIEW_ALIGNMENT 64
+symmem_status symmem_buffer_view(symmem_buffer* segment, uint64_t offset, uint64_t size,
+                                 symmem_buffer** out);
+/* Number of live views of `buffer` (-1 with last error for NULL). */
+int symmem_buffer_live_views(symmem_buffer* buffer);
+
+/* A stream marker: a point recorded in `stream` (cuda: a CUDA event; host: always passed, its
+ * streams are synchronous) that says later whether the stream has run past it. The marker must be
+ * freed before its backend is closed. */
+typedef struct symmem_stream_marker symmem_stream_marker;
+symmem_status symmem_stream_marker_record(symmem_backend* backend, void* stream,
+                                          symmem_stream_marker** out);
+/* *out_passed = 1 once the stream has passed the marker, else 0. Never waits. */
+symmem_status symmem_stream_marker_query(symmem_stream_marker* marker, int* out_passed);
+/* Waits until the stream has passed the marker; at the deadline SYMMEM_ERR_TIMEOUT naming the
+ * stream. */
+symmem_status symmem_stream_marker_wait(symmem_stream_marker* marker, int timeout_ms);
+/* NULL is a no-op. */
+symmem_status symmem_stream_marker_free(symmem_stream_marker* marker);
+
 /* ==== NCCL (issue 12): communicators through a libnccl loaded at run time =====================
  * libsymmem neither links NCCL nor needs nccl.h to build: symmem_nccl_load dlopens a libnccl.so.2
  * chosen by the caller and resolves each entry point with dlsym (docs/nccl.md). In a build without

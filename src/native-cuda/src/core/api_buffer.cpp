@@ -51,12 +51,21 @@ symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int worl
 }
 
 symmem_status symmem_buffer_free(symmem_buffer* buffer) {
-  if (buffer != nullptr && buffer->nccl_windows.load() > 0)
+  if (buffer == nullptr) return SYMMEM_OK;
+  // Views borrow this buffer's mappings and pads: freeing it under them would leave them pointing
+  // at unmapped memory, so it is refused and the buffer stays as it was.
+  const int views = buffer->live_views.load(std::memory_order_acquire);
+  if (views > 0)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_buffer_free: the buffer (%llu bytes) still has %d live view%s (pool "
+                "blocks); free the views first",
+                static_cast<unsigned long long>(buffer->size()), views, views == 1 ? "" : "s");
+  if (buffer->nccl_windows.load() > 0)
     return fail(SYMMEM_ERR_STATE,
                 "symmem_buffer_free: %d NCCL window(s) are still registered on this buffer; "
                 "deregister them first (symmem_nccl_window_deregister)",
                 buffer->nccl_windows.load());
-  delete buffer;  // NULL is a no-op; unmaps and closes everything it owns
+  delete buffer;  // unmaps and closes everything it owns
   return SYMMEM_OK;
 }
 

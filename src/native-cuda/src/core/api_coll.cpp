@@ -18,13 +18,13 @@ symmem_status symmem_buffer::memset32(int, uint64_t, uint32_t, uint64_t, void*) 
 symmem_status symmem_buffer::write_value32(int, uint64_t, uint32_t, void*) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "stream_write_value32 is not supported by this backend");
 }
-symmem_status symmem_buffer::all_reduce(int, int, int, uint64_t, void*, void*, int) {
+symmem_status symmem_buffer::all_reduce(uint64_t, int, int, int, uint64_t, void*, void*, int) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "all_reduce is not supported by this backend");
 }
-symmem_status symmem_buffer::all_gather(int, uint64_t, void*, void*, int) {
+symmem_status symmem_buffer::all_gather(uint64_t, int, uint64_t, void*, void*, int) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "all_gather is not supported by this backend");
 }
-symmem_status symmem_buffer::reduce_scatter(int, int, uint64_t, void*, void*, int) {
+symmem_status symmem_buffer::reduce_scatter(uint64_t, int, int, uint64_t, void*, void*, int) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "reduce_scatter is not supported by this backend");
 }
 symmem_status symmem_buffer::device_uuid(int, uint8_t*) {
@@ -256,7 +256,7 @@ symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_
                   what, static_cast<unsigned long long>(buffer->one_shot_in_place_max_bytes()),
                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(bytes));
     SYMMEM_TRY(refuse_if_aborted("symmem_all_reduce"));
-    return buffer->all_reduce(chosen, d, o, count, out, stream, timeout_ms);
+    return buffer->all_reduce(0, chosen, d, o, count, out, stream, timeout_ms);
   });
 }
 
@@ -279,7 +279,7 @@ symmem_status symmem_all_gather(symmem_buffer* buffer, symmem_dtype dtype, uint6
     }
     if (count == 0) return SYMMEM_OK;
     SYMMEM_TRY(refuse_if_aborted("symmem_all_gather"));
-    return buffer->all_gather(d, count, out, stream, timeout_ms);
+    return buffer->all_gather(0, d, count, out, stream, timeout_ms);
   });
 }
 
@@ -298,7 +298,7 @@ symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
     SYMMEM_TRY(check_out(buffer, what, out, count * dtype_bytes(d), d));
     if (count == 0) return SYMMEM_OK;
     SYMMEM_TRY(refuse_if_aborted("symmem_reduce_scatter"));
-    return buffer->reduce_scatter(d, o, count, out, stream, timeout_ms);
+    return buffer->reduce_scatter(0, d, o, count, out, stream, timeout_ms);
   });
 }
 

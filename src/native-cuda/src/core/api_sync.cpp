@@ -93,7 +93,7 @@ symmem_status symmem_all_reduce_one_shot(symmem_buffer* buffer, symmem_dtype dty
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_all_reduce_one_shot"));
-    return buffer->all_reduce_sum_f32(count, static_cast<float*>(out), channel, timeout_ms);
+    return buffer->all_reduce_sum_f32(0, count, static_cast<float*>(out), channel, timeout_ms);
   });
 }
 

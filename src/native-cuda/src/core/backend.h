@@ -35,7 +35,10 @@ struct symmem_buffer {
   virtual symmem_status wait_signal(int peer, int channel, int timeout_ms) = 0;
   virtual symmem_status barrier(int channel, int timeout_ms) = 0;
   // Imported; count * 4 <= size(); out does not overlap; float32 sum.
-  virtual symmem_status all_reduce_sum_f32(uint64_t count, float* out, int channel,
+  // `at`: the byte offset in the data where the collective's elements start. It is 0 for a whole
+  // buffer; a view (core/buffer_view.h, a pool block) calls its segment's collectives with its own
+  // offset, so every backend reduces at base + at of every rank's mapping.
+  virtual symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
                                            int timeout_ms) = 0;
 
   // ---- ABI additions (issue 3). The C entry points (api_coll.cpp) check every argument: dtype,
@@ -57,12 +60,13 @@ struct symmem_buffer {
   virtual symmem_status synchronize(void*) { return SYMMEM_OK; }
   virtual symmem_status check() { return SYMMEM_OK; }
   // algo ONE_SHOT or TWO_SHOT; out NULL = in place.
-  virtual symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out,
-                                   void* stream, int timeout_ms);
-  virtual symmem_status all_gather(int dtype, uint64_t count, void* out, void* stream,
+  // `at` as for all_reduce_sum_f32: the start of the elements in the data (0 for a whole buffer).
+  virtual symmem_status all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count,
+                                   void* out, void* stream, int timeout_ms);
+  virtual symmem_status all_gather(uint64_t at, int dtype, uint64_t count, void* out, void* stream,
                                    int timeout_ms);
-  virtual symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* stream,
-                                       int timeout_ms);
+  virtual symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
+                                       void* stream, int timeout_ms);
   // What AUTO means on this buffer (imported); bytes = count * dtype size.
   virtual int auto_algo(int /*dtype*/, uint64_t /*bytes*/, bool /*in_place*/) {
     return SYMMEM_ALGO_ONE_SHOT;
@@ -82,6 +86,17 @@ struct symmem_buffer {
   // NCCL windows registered on this buffer's memory: freeing the memory first would pull it from
   // under NCCL, so symmem_buffer_free refuses while any remains.
   std::atomic<int> nccl_windows{0};
+
+  // ---- views (core/buffer_view.h). A view borrows this buffer's mappings and signal pads, so the
+  // buffer must outlive it: symmem_buffer_free refuses a buffer while live_views > 0.
+  std::atomic<int> live_views{0};
+  // Set while a call through one of this buffer's views uses the shared signal state (signals,
+  // barriers, collectives): a second thread that tries at the same time is refused, since two
+  // interleaved users of one pad would pair their barriers wrongly (see docs/mempool.md).
+  std::atomic<bool> view_call_busy{false};
+  // True while any view is live: device buffers then order their signal and collective work across
+  // streams (a view's user sees independent tensors, not one shared pad).
+  bool has_views() const { return live_views.load(std::memory_order_acquire) > 0; }
 };
 
 struct symmem_backend {
@@ -101,6 +116,18 @@ struct symmem_backend {
     return SYMMEM_OK;
   }
   virtual symmem_status stream_destroy(void*) { return SYMMEM_OK; }
+  // Stream markers (core/api_marker.cpp): a point in a stream that later says whether the stream
+  // has passed it. The host's streams are NULL and synchronous, so its marker is always passed.
+  virtual symmem_status marker_record(void* /*stream*/, void** out_event) {
+    *out_event = nullptr;
+    return SYMMEM_OK;
+  }
+  // *passed = 1 once the stream has run past the marker.
+  virtual symmem_status marker_query(void* /*event*/, int* passed) {
+    *passed = 1;
+    return SYMMEM_OK;
+  }
+  virtual void marker_destroy(void* /*event*/) {}
 
   // Live local allocations (address -> bytes), kept by the core so that copies are range-checked
   // and symmem_backend_close frees what is left.

@@ -135,6 +135,7 @@ void DeviceBuffer::quiesce() {
 DeviceBuffer::~DeviceBuffer() {
   quiesce();
   if (dev_pads_ != nullptr) cudaFree(dev_pads_);
+  if (last_launch_ != nullptr) cudaEventDestroy(last_launch_);
   if (err_host_ != nullptr) cudaFreeHost(err_host_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   cudaGetLastError();
@@ -241,14 +242,34 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   return a;
 }
 
-symmem_status DeviceBuffer::coll_args(int timeout_ms, CollArgs* a, const char* what) {
+template <class Launch>
+symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
+  if (!has_views()) {
+    last_launch_recorded_ = false;  // a whole buffer: its user orders its own streams, as before
+    return launch();
+  }
+  auto stream = static_cast<cudaStream_t>(s);
+  if (last_launch_recorded_ && s != last_launch_stream_)
+    SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
+              "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+  SYMMEM_TRY(launch());
+  if (last_launch_ == nullptr)
+    SYMMEM_RT(cudaEventCreateWithFlags(&last_launch_, cudaEventDisableTiming),
+              "cudaEventCreateWithFlags (segment order)");
+  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (segment order)");
+  last_launch_stream_ = s;
+  last_launch_recorded_ = true;
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what) {
   if (world_ > kMaxCollWorld)
     return fail(SYMMEM_ERR_UNSUPPORTED, "%s: the cuda collectives support world 1..%d (world is %d)",
                 what, kMaxCollWorld, world_);
   std::memset(a, 0, sizeof *a);
   for (int r = 0; r < world_; ++r) {
     const CUdeviceptr b = base(r);
-    a->data[r] = reinterpret_cast<char*>(b + pad_region_);
+    a->data[r] = reinterpret_cast<char*>(b + pad_region_ + at);
     a->flags[r] = reinterpret_cast<uint32_t*>(b + kFlagsOff);
   }
   a->epoch = coll_epoch_;
@@ -265,16 +286,20 @@ symmem_status DeviceBuffer::coll_args(int timeout_ms, CollArgs* a, const char* w
 
 symmem_status DeviceBuffer::put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
-  SYMMEM_RT(launch_put_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
-            "put_signal(peer %d, channel %d): kernel launch", peer, channel);
-  return SYMMEM_OK;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_put_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
+              "put_signal(peer %d, channel %d): kernel launch", peer, channel);
+    return SYMMEM_OK;
+  });
 }
 
 symmem_status DeviceBuffer::wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
-  SYMMEM_RT(launch_wait_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
-            "wait_signal(peer %d, channel %d): kernel launch", peer, channel);
-  return SYMMEM_OK;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_wait_signal(sig_args(peer, channel, timeout_ms), static_cast<cudaStream_t>(s)),
+              "wait_signal(peer %d, channel %d): kernel launch", peer, channel);
+    return SYMMEM_OK;
+  });
 }
 
 symmem_status DeviceBuffer::barrier_on_stream(int channel, void* s, int timeout_ms) {
@@ -282,9 +307,11 @@ symmem_status DeviceBuffer::barrier_on_stream(int channel, void* s, int timeout_
   if (world_ == 1) return SYMMEM_OK;
   SigArgs a = sig_args(-1, channel, timeout_ms);
   a.epoch = ++bar_epoch_[channel];
-  SYMMEM_RT(launch_barrier(a, static_cast<cudaStream_t>(s)),
-            "barrier(channel %d): kernel launch", channel);
-  return SYMMEM_OK;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_barrier(a, static_cast<cudaStream_t>(s)), "barrier(channel %d): kernel launch",
+              channel);
+    return SYMMEM_OK;
+  });
 }
 
 symmem_status DeviceBuffer::memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
@@ -364,34 +391,40 @@ symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
   return fail_aborted(what);
 }
 
-symmem_status DeviceBuffer::all_reduce(int algo, int dtype, int op, uint64_t count, void* out,
-                                     void* s, int timeout_ms) {
+symmem_status DeviceBuffer::all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count,
+                                       void* out, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
   CollArgs a;
-  SYMMEM_TRY(coll_args(timeout_ms, &a, "all_reduce"));
-  SYMMEM_RT(launch_all_reduce(a, algo, dtype, op, count, out, static_cast<cudaStream_t>(s)),
-            "all_reduce: kernel launch");
-  return SYMMEM_OK;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "all_reduce"));
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_all_reduce(a, algo, dtype, op, count, out, static_cast<cudaStream_t>(s)),
+              "all_reduce: kernel launch");
+    return SYMMEM_OK;
+  });
 }
 
-symmem_status DeviceBuffer::all_gather(int dtype, uint64_t count, void* out, void* s,
-                                     int timeout_ms) {
+symmem_status DeviceBuffer::all_gather(uint64_t at, int dtype, uint64_t count, void* out, void* s,
+                                       int timeout_ms) {
   SYMMEM_TRY(set_device());
   CollArgs a;
-  SYMMEM_TRY(coll_args(timeout_ms, &a, "all_gather"));
-  SYMMEM_RT(launch_all_gather(a, dtype, count, out, static_cast<cudaStream_t>(s)),
-            "all_gather: kernel launch");
-  return SYMMEM_OK;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "all_gather"));
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_all_gather(a, dtype, count, out, static_cast<cudaStream_t>(s)),
+              "all_gather: kernel launch");
+    return SYMMEM_OK;
+  });
 }
 
-symmem_status DeviceBuffer::reduce_scatter(int dtype, int op, uint64_t count, void* out, void* s,
-                                         int timeout_ms) {
+symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint64_t count,
+                                           void* out, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
   CollArgs a;
-  SYMMEM_TRY(coll_args(timeout_ms, &a, "reduce_scatter"));
-  SYMMEM_RT(launch_reduce_scatter(a, dtype, op, count, out, static_cast<cudaStream_t>(s)),
-            "reduce_scatter: kernel launch");
-  return SYMMEM_OK;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "reduce_scatter"));
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_reduce_scatter(a, dtype, op, count, out, static_cast<cudaStream_t>(s)),
+              "reduce_scatter: kernel launch");
+    return SYMMEM_OK;
+  });
 }
 
 // Crossovers measured on 4 x H200, bf16 sum (docs/cuda-backend.md): out of place, one-shot below
@@ -489,5 +522,35 @@ symmem_status DeviceBackend::stream_destroy(void* stream) {
   return SYMMEM_OK;
 }
 
+symmem_status DeviceBackend::marker_record(void* stream, void** out_event) {
+  SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  cudaEvent_t e = nullptr;
+  SYMMEM_RT(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+            "symmem_stream_marker_record: cudaEventCreateWithFlags");
+  cudaError_t r = cudaEventRecord(e, static_cast<cudaStream_t>(stream));
+  if (r != cudaSuccess) {
+    cudaEventDestroy(e);
+    return fail_rt(r, "symmem_stream_marker_record: cudaEventRecord(stream %p)", stream);
+  }
+  *out_event = e;
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBackend::marker_query(void* event, int* passed) {
+  cudaError_t r = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (r == cudaErrorNotReady) {
+    cudaGetLastError();  // not an error: the stream has not got there yet
+    *passed = 0;
+    return SYMMEM_OK;
+  }
+  SYMMEM_RT(r, "symmem_stream_marker_passed: cudaEventQuery");
+  *passed = 1;
+  return SYMMEM_OK;
+}
+
+void DeviceBackend::marker_destroy(void* event) {
+  cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  cudaGetLastError();
+}
 
 }  // namespace symmem::cuda

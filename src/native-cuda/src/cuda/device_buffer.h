@@ -48,9 +48,10 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status barrier(int channel, int timeout_ms) override {
     return sync_after(barrier_on_stream(channel, stream_, timeout_ms));
   }
-  symmem_status all_reduce_sum_f32(uint64_t count, float* out, int, int timeout_ms) override {
+  symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int,
+                                   int timeout_ms) override {
     // The legacy ABI call is synchronous and takes a private out: one-shot, then wait.
-    return sync_after(all_reduce(SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, count, out,
+    return sync_after(all_reduce(at, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, count, out,
                                  stream_, timeout_ms));
   }
 
@@ -62,11 +63,11 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* s) override;
   symmem_status synchronize(void* s) override;
   symmem_status check() override;
-  symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out, void* s,
+  symmem_status all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count, void* out,
+                           void* s, int timeout_ms) override;
+  symmem_status all_gather(uint64_t at, int dtype, uint64_t count, void* out, void* s,
                            int timeout_ms) override;
-  symmem_status all_gather(int dtype, uint64_t count, void* out, void* s,
-                           int timeout_ms) override;
-  symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* s,
+  symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out, void* s,
                                int timeout_ms) override;
   int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
   uint64_t one_shot_in_place_max_bytes() override;
@@ -123,7 +124,13 @@ class DeviceBuffer : public symmem_buffer {
                                std::vector<std::array<uint8_t, 16>> uuids);
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
-  symmem_status coll_args(int timeout_ms, CollArgs* a, const char* what);
+  symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
+  // Launches signal or collective work on stream s. While views share this buffer (pool blocks of
+  // one segment) the launch first waits for the previous one on whatever stream that was, so
+  // blocks of one segment never run their pad work concurrently: their users see independent
+  // tensors, the device sees one ordered sequence (docs/mempool.md).
+  template <class Launch>
+  symmem_status ordered(void* s, Launch&& launch);
 
   std::vector<std::array<uint8_t, 16>> peer_uuid_;
   uint8_t uuid_[16] = {};
@@ -135,6 +142,10 @@ class DeviceBuffer : public symmem_buffer {
   // Epochs, counted on the host: every rank enqueues the same sequence of calls on a buffer.
   uint32_t coll_epoch_ = 0;
   uint32_t bar_epoch_[SYMMEM_SIGNAL_CHANNELS] = {};
+  // ordered(): an event recorded after the last launch while views were live, and its stream.
+  cudaEvent_t last_launch_ = nullptr;
+  void* last_launch_stream_ = nullptr;
+  bool last_launch_recorded_ = false;
 };
 
 template <class Name>
@@ -160,6 +171,10 @@ class DeviceBackend : public symmem_backend {
   symmem_status local_copy_out(void* dst, const void* src, uint64_t bytes) override;
   symmem_status stream_create(void** out) override;
   symmem_status stream_destroy(void* stream) override;
+  // Stream markers are CUDA events (timing off) recorded on the stream.
+  symmem_status marker_record(void* stream, void** out_event) override;
+  symmem_status marker_query(void* event, int* passed) override;
+  void marker_destroy(void* event) override;
 
  protected:
   symmem_backend_info info_;

@@ -27,7 +27,7 @@ void sum_ranks(const float* const* in, int world, float* __restrict out, size_t 
 
 }  // namespace
 
-symmem_status HostBuffer::all_reduce_sum_f32(uint64_t count, float* out, int channel,
+symmem_status HostBuffer::all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
                                              int timeout_ms) {
   // Barrier 1: every rank's input is written (release/acquire through the signal pads).
   if (symmem_status s = barrier(channel, timeout_ms); s != SYMMEM_OK) {
@@ -35,7 +35,7 @@ symmem_status HostBuffer::all_reduce_sum_f32(uint64_t count, float* out, int cha
     return s;
   }
   std::vector<const float*> in(world_);
-  for (int r = 0; r < world_; ++r) in[r] = static_cast<const float*>(maps_[r]);
+  for (int r = 0; r < world_; ++r) in[r] = reinterpret_cast<const float*>(data_at(r, at));
   sum_ranks(in.data(), world_, out, static_cast<size_t>(count));
   // Barrier 2: nobody overwrites its input while a peer may still be reading it.
   if (symmem_status s = barrier(channel, timeout_ms); s != SYMMEM_OK) {

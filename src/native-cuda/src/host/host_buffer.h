@@ -27,7 +27,7 @@ class HostBuffer final : public symmem_buffer {
   symmem_status put_signal(int peer, int channel, int timeout_ms) override;
   symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
   symmem_status barrier(int channel, int timeout_ms) override;
-  symmem_status all_reduce_sum_f32(uint64_t count, float* out, int channel,
+  symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
                                    int timeout_ms) override;
 
   // ABI-1 additions, on the CPU: float32 only; `stream` is ignored; every call is synchronous.
@@ -36,12 +36,12 @@ class HostBuffer final : public symmem_buffer {
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;
-  symmem_status all_reduce(int algo, int dtype, int op, uint64_t count, void* out, void* stream,
+  symmem_status all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count, void* out,
+                           void* stream, int timeout_ms) override;
+  symmem_status all_gather(uint64_t at, int dtype, uint64_t count, void* out, void* stream,
                            int timeout_ms) override;
-  symmem_status all_gather(int dtype, uint64_t count, void* out, void* stream,
-                           int timeout_ms) override;
-  symmem_status reduce_scatter(int dtype, int op, uint64_t count, void* out, void* stream,
-                               int timeout_ms) override;
+  symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
+                               void* stream, int timeout_ms) override;
   uint64_t one_shot_in_place_max_bytes() override { return requested_; }
 
  private:
@@ -51,6 +51,8 @@ class HostBuffer final : public symmem_buffer {
     return reinterpret_cast<uint32_t*>(static_cast<char*>(base(r)) + data_bytes_);
   }
   size_t mapping_bytes() const { return data_bytes_ + pad_bytes_; }
+  // Rank r's data from byte `at` on (after import), where a collective's elements start.
+  char* data_at(int r, uint64_t at) const { return static_cast<char*>(maps_[r]) + at; }
 
   int fd_ = -1;
   uint64_t requested_ = 0;

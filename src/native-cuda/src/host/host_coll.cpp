@@ -60,8 +60,8 @@ symmem_status HostBuffer::write_value32(int r, uint64_t offset, uint32_t value, 
   return SYMMEM_OK;
 }
 
-symmem_status HostBuffer::all_reduce(int, int dtype, int op, uint64_t count, void* out, void*,
-                                     int timeout_ms) {
+symmem_status HostBuffer::all_reduce(uint64_t at, int, int dtype, int op, uint64_t count, void* out,
+                                     void*, int timeout_ms) {
   if (symmem_status s0 = only_f32(dtype, "all_reduce"); s0 != SYMMEM_OK) return s0;
   const int ch = kCollectiveChannel;
   if (symmem_status s = barrier(ch, timeout_ms); s != SYMMEM_OK) {
@@ -69,7 +69,7 @@ symmem_status HostBuffer::all_reduce(int, int dtype, int op, uint64_t count, voi
     return s;
   }
   std::vector<const float*> in(world_);
-  for (int r = 0; r < world_; ++r) in[r] = static_cast<const float*>(maps_[r]);
+  for (int r = 0; r < world_; ++r) in[r] = reinterpret_cast<const float*>(data_at(r, at));
   std::vector<float> tmp;
   float* dst = static_cast<float*>(out);
   if (dst == nullptr) {
@@ -82,11 +82,11 @@ symmem_status HostBuffer::all_reduce(int, int dtype, int op, uint64_t count, voi
     return s;
   }
   // In place: peers are done reading, so the own input can be replaced now.
-  if (out == nullptr) std::memcpy(local_, tmp.data(), count * sizeof(float));
+  if (out == nullptr) std::memcpy(data_at(rank_, at), tmp.data(), count * sizeof(float));
   return SYMMEM_OK;
 }
 
-symmem_status HostBuffer::all_gather(int dtype, uint64_t count, void* out, void*,
+symmem_status HostBuffer::all_gather(uint64_t at, int dtype, uint64_t count, void* out, void*,
                                      int timeout_ms) {
   if (symmem_status s0 = only_f32(dtype, "all_gather"); s0 != SYMMEM_OK) return s0;
   const int ch = kCollectiveChannel;
@@ -97,10 +97,9 @@ symmem_status HostBuffer::all_gather(int dtype, uint64_t count, void* out, void*
   }
   for (int r = 0; r < world_; ++r) {
     if (out != nullptr)
-      std::memcpy(static_cast<char*>(out) + r * bytes, maps_[r], bytes);
+      std::memcpy(static_cast<char*>(out) + r * bytes, data_at(r, at), bytes);
     else if (r != rank_)
-      std::memcpy(static_cast<char*>(local_) + r * bytes,
-                  static_cast<const char*>(maps_[r]) + r * bytes, bytes);
+      std::memcpy(data_at(rank_, at) + r * bytes, data_at(r, at) + r * bytes, bytes);
   }
   if (symmem_status s = barrier(ch, timeout_ms); s != SYMMEM_OK) {
     prefix_error("all_gather (waiting for peers to finish reading): ");
@@ -109,8 +108,8 @@ symmem_status HostBuffer::all_gather(int dtype, uint64_t count, void* out, void*
   return SYMMEM_OK;
 }
 
-symmem_status HostBuffer::reduce_scatter(int dtype, int op, uint64_t count, void* out, void*,
-                                         int timeout_ms) {
+symmem_status HostBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
+                                         void*, int timeout_ms) {
   if (symmem_status s0 = only_f32(dtype, "reduce_scatter"); s0 != SYMMEM_OK) return s0;
   const int ch = kCollectiveChannel;
   if (symmem_status s = barrier(ch, timeout_ms); s != SYMMEM_OK) {
@@ -118,7 +117,8 @@ symmem_status HostBuffer::reduce_scatter(int dtype, int op, uint64_t count, void
     return s;
   }
   std::vector<const float*> in(world_);
-  for (int r = 0; r < world_; ++r) in[r] = static_cast<const float*>(maps_[r]) + rank_ * count;
+  for (int r = 0; r < world_; ++r)
+    in[r] = reinterpret_cast<const float*>(data_at(r, at)) + rank_ * count;
   std::vector<float> tmp;
   float* dst = static_cast<float*>(out);
   if (dst == nullptr) {  // block rank_ of the own buffer is read by nobody else: safe in place,
@@ -127,7 +127,8 @@ symmem_status HostBuffer::reduce_scatter(int dtype, int op, uint64_t count, void
   }
   reduce_ranks(in, op, dst, static_cast<size_t>(count));
   if (out == nullptr)
-    std::memcpy(static_cast<float*>(local_) + rank_ * count, tmp.data(), count * sizeof(float));
+    std::memcpy(reinterpret_cast<float*>(data_at(rank_, at)) + rank_ * count, tmp.data(),
+                count * sizeof(float));
   if (symmem_status s = barrier(ch, timeout_ms); s != SYMMEM_OK) {
     prefix_error("reduce_scatter (waiting for peers to finish reading): ");
     return s;

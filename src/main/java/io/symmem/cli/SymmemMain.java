@@ -61,11 +61,11 @@ public class SymmemMain implements QuarkusApplication {
         Quarkus.run(SymmemMain.class, args);
     }
 
-    /** serve, demo and `bench allreduce` run as ranks. */
+    /** serve, demo, `bench allreduce` and `bench pool` run as ranks. */
     static boolean isRankCommand(String... args) {
         String command = args.length == 0 ? "" : args[0];
         return RANK_COMMANDS.contains(command)
-                || (command.equals("bench") && args.length > 1 && args[1].equals("allreduce"));
+                || (command.equals("bench") && args.length > 1 && (args[1].equals("allreduce") || args[1].equals("pool")));
     }
 
     @Override
@@ -74,6 +74,7 @@ public class SymmemMain implements QuarkusApplication {
         // `bench allreduce` lives beside the bench commands, registered here.
         commandLine.getSubcommands().get("bench").addSubcommand("allreduce",
                 new CommandLine(AllReduceBenchCommand.class, factory));
+        commandLine.getSubcommands().get("bench").addSubcommand("pool", new CommandLine(PoolBenchCommand.class, factory));
         // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
         commandLine.getSubcommands().get("launch").setStopAtPositional(true);
         commandLine.setParameterExceptionHandler(new OptionErrorHandler(commandLine.getParameterExceptionHandler()));

@@ -60,6 +60,16 @@ public enum ConfigVariable {
     SYMMEM_STORE_SERVER_SPIN_MICROS("symmem.store.server-spin-micros", false, new IntegerKind(0, Limits.MAX_SPIN_MICROS),
             "microseconds, 0.." + Limits.MAX_SPIN_MICROS + ", that the store server's loop polls after its last "
                     + "request (unset: 50 with 8 or more cores, else 0)"),
+    // The memory pool (io.symmem.memory.SymmetricMemPool, docs/mempool.md).
+    SYMMEM_POOL_SEGMENT("symmem.pool.segment", false, new SizeKind(4096, 1L << 40),
+            "a size from 4KiB to 1TiB such as 64MiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n): the symmetric "
+                    + "segment a pool grows by (one rendezvous each), rounded up to a multiple of 4KiB"),
+    SYMMEM_POOL_LIMIT("symmem.pool.limit", false, new SizeKind(4096, Long.MAX_VALUE),
+            "a size such as 8GiB: the most a pool may reserve per rank; past it an allocation fails showing the "
+                    + "pool's figures (unset: no limit but the memory)"),
+    SYMMEM_POOL_STRICT("symmem.pool.strict", false, new BooleanKind(),
+            "true or false (1/0, yes/no, any case); true compares every rank's pool allocation sequence at every "
+                    + "allocation (one store round trip each: for debugging), false only when a segment is added"),
     // The NVSHMEM backend's own variables; NvshmemEnvironment turns them into NVSHMEM's.
     SYMMEM_NVSHMEM_HEAP_SIZE("symmem.nvshmem.heap-size", false, new SizeKind(1, Long.MAX_VALUE),
             "a size such as 2GiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n): NVSHMEM's symmetric heap per rank, "

@@ -79,6 +79,25 @@ public interface SymmemConfig {
 
     Nvshmem nvshmem();
 
+    Pool pool();
+
+    /** The memory pool's settings (docs/mempool.md). */
+    interface Pool {
+        /** Bytes of each symmetric segment a pool adds (SYMMEM_POOL_SEGMENT); rounded up to 4 KiB. */
+        @WithDefault("64MiB")
+        @WithConverter(LongByteSizeConverter.class)
+        long segment();
+
+        /** The most a pool may reserve per rank (SYMMEM_POOL_LIMIT); empty: no limit but the memory. */
+        @WithConverter(LongByteSizeConverter.class)
+        Optional<Long> limit();
+
+        /** Compare the ranks' allocation sequences at every allocation, not only at segments (SYMMEM_POOL_STRICT). */
+        @WithDefault("false")
+        @WithConverter(BooleanKind.Converter.class)
+        boolean strict();
+    }
+
     interface Timeouts {
         /** Deadline of store operations and of connecting to the store (SYMMEM_TIMEOUT_STORE). */
         @WithDefault("60s")

@@ -25,6 +25,35 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
         this.size = sizeBytes;
     }
 
+    private NativeBuffer(NativeBackend backend, SymmemLibrary.BufferHandle viewHandle, long sizeBytes) {
+        this.backend = backend;
+        this.handle = viewHandle;
+        this.size = sizeBytes;
+    }
+
+    /**
+     * A slice {@code [offsetBytes, offsetBytes + sizeBytes)} of this imported buffer: every call on
+     * it acts as on a buffer of that size whose data starts at the offset of every rank's mapping, and
+     * it shares this buffer's signal pad (symmem.h, symmem_buffer_view). No rendezvous. Close the
+     * slice before this buffer: closing a buffer with open slices is refused.
+     */
+    public NativeBuffer slice(long offsetBytes, long sizeBytes) {
+        SymmemLibrary.BufferHandle out = new SymmemLibrary.BufferHandle();
+        Status.check(SymmemLibrary.symmem_buffer_view(open(), offsetBytes, sizeBytes, out), "symmem_buffer_view");
+        return new NativeBuffer(backend, out, sizeBytes);
+    }
+
+    /** The alignment every slice offset must have (the collectives' vector width). */
+    public static long sliceAlignment() {
+        return SymmemLibrary.SYMMEM_VIEW_ALIGNMENT;
+    }
+
+    /** How many slices of this buffer are open. */
+    public int liveSlices() {
+        return SymmemLibrary.symmem_buffer_live_views(open());
+    }
+
+
     @Override
     public long size() {
         return size;
@@ -280,8 +309,8 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
     }
 
     /**
-     * Frees the buffer. Refused (the buffer stays whole) while an NCCL window is registered on it:
-     * NCCL still maps that memory; deregister the window first.
+     * Frees the buffer. Refused (the buffer stays whole) while slices of it are open, or while an NCCL
+     * window is registered on it (NCCL still maps that memory: deregister the window first).
      */
     @Override
     public synchronized void close() {

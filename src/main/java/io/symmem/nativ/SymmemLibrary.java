@@ -77,6 +77,14 @@ final class SymmemLibrary {
         }
     }
 
+    @Opaque
+    @Name("symmem_stream_marker")
+    static class MarkerHandle extends Pointer {
+        MarkerHandle() {
+            super((Pointer) null);
+        }
+    }
+
     @Name("symmem_backend_info")
     static class BackendInfo extends Pointer {
         static {
@@ -268,6 +276,22 @@ final class SymmemLibrary {
     static native int symmem_buffer_device_uuid(BufferHandle buffer, int r, @Cast("uint8_t*") BytePointer outUuid);
 
     static native int symmem_cuda_topology(Topology out);
+
+    // views and stream markers (the memory pool)
+    static final int SYMMEM_VIEW_ALIGNMENT = 64;
+
+    static native int symmem_buffer_view(BufferHandle segment, @Cast("uint64_t") long offset,
+            @Cast("uint64_t") long size, @ByPtrPtr BufferHandle out);
+
+    static native int symmem_buffer_live_views(BufferHandle buffer);
+
+    static native int symmem_stream_marker_record(BackendHandle backend, Pointer stream, @ByPtrPtr MarkerHandle out);
+
+    static native int symmem_stream_marker_query(MarkerHandle marker, IntPointer outPassed);
+
+    static native int symmem_stream_marker_wait(MarkerHandle marker, int timeoutMs);
+
+    static native int symmem_stream_marker_free(MarkerHandle marker);
 
     // data movement, local memory, streams
     static native int symmem_buffer_copy_in(BufferHandle buffer, int r, @Cast("uint64_t") long offset,

@@ -29,6 +29,6 @@ public class InfoResource {
                 runtime.state().name(), runtime.error(), NativeCore.version(), NativeCore.builtWithCuda(),
                 NativeCore.cudaDeviceCount(), runtime.storeAddress(), runtime.peers(),
                 NvshmemInfo.of(c.backend(), runtime.nvshmem(), System.getenv()),
-                NcclInfo.of(c.backend(), runtime.ncclGroups()));
+                NcclInfo.of(c.backend(), runtime.ncclGroups()), runtime.poolFigures());
     }
 }

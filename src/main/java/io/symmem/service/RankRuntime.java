@@ -12,7 +12,9 @@ import io.symmem.liveness.Liveness;
 import io.symmem.liveness.LivenessAgent;
 import io.symmem.liveness.WorldFailure;
 import io.symmem.memory.HostIdentity;
+import io.symmem.memory.PoolFigures;
 import io.symmem.memory.SymmetricAllocator;
+import io.symmem.memory.SymmetricMemPool;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;
 import io.symmem.nccl.Nccl;
@@ -76,6 +78,8 @@ public class RankRuntime {
     ObjectMapper json;
     @Inject
     StoreMetrics storeMetrics;
+    @Inject
+    PoolMetrics poolMetrics;
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
 
@@ -99,6 +103,8 @@ public class RankRuntime {
     private LivenessAgent livenessAgent;
     /** The liveness connections of a rank that does not host the store (closed at stop). */
     private final List<Store> livenessConnections = new ArrayList<>();
+    /** Pools made by {@link #createPool}: shown in /v1/info and the metrics until closed. */
+    private final List<SymmetricMemPool> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Joins the world; returns at once, {@link #awaitReady} waits for the outcome. Idempotent. */
     public synchronized void start() {
@@ -170,6 +176,30 @@ public class RankRuntime {
     /** The store server when this rank hosts it (rank 0, once started); null otherwise. */
     public StoreServer storeServer() {
         return server;
+    }
+
+    /**
+     * A memory pool of {@code group} (collective: every rank of the group creates it and allocates the
+     * same sequence) with SYMMEM_POOL_SEGMENT / _LIMIT / _STRICT; its figures appear in /v1/info and
+     * as symmem_pool_* metrics. {@code noSplit}: PyTorch's no_split.
+     */
+    public SymmetricMemPool createPool(StoreExchange group, boolean noSplit) {
+        SymmetricAllocator a = allocator;
+        if (a == null) {
+            throw new IllegalStateException("the rank has not joined its world yet (state " + state + ")");
+        }
+        SymmemConfig.Pool p = config.pool();
+        SymmetricMemPool pool = new SymmetricMemPool(a, group, SymmetricMemPool.fromSettings(p.segment(),
+                p.limit().orElse(0L), p.strict(), noSplit, config.timeout().rendezvous()));
+        pools.add(pool);
+        poolMetrics.watch(pool, pools.size() - 1);
+        return pool;
+    }
+
+    /** The figures of every pool made here and not closed. */
+    public List<PoolFigures> poolFigures() {
+        pools.removeIf(SymmetricMemPool::isClosed);
+        return pools.stream().map(SymmetricMemPool::figures).toList();
     }
 
     /** A new exchange for a group of this world (its own key scope and rounds). */
