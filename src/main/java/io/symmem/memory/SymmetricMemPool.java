@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * Symmetric memory for many tensors with one rendezvous per segment (docs/mempool.md). A pool of one
  * group reserves symmetric segments ({@link SymmetricAllocator#allocate}, one rendezvous each) and
- * hands out blocks of them as {@link SymmetricMemory} windows: rank r's block is rank r's segment
+ * hands out blocks of them as {@link SymmetricMemory} slices: rank r's block is rank r's segment
  * plus the block's offset, so collectives, copies and signals work on a block exactly as on a
  * dedicated buffer, with no rendezvous of its own.
  * <p>
@@ -33,14 +33,14 @@ public final class SymmetricMemPool implements AutoCloseable {
     private static final class LiveBlock {
         final PoolBlock block;
         final long requested;
-        final NativeBuffer window;
+        final NativeBuffer slice;
         SymmetricMemory memory;
         List<NativeStream> streams;  // recordStream'ed; null until one is; a null element = default stream
 
-        LiveBlock(PoolBlock block, long requested, NativeBuffer window) {
+        LiveBlock(PoolBlock block, long requested, NativeBuffer slice) {
             this.block = block;
             this.requested = requested;
-            this.window = window;
+            this.slice = slice;
         }
     }
 
@@ -59,7 +59,7 @@ public final class SymmetricMemPool implements AutoCloseable {
     /** An empty pool: its first allocation adds the first segment (collective, like every allocation). */
     public SymmetricMemPool(SymmetricAllocator allocator, StoreExchange group, PoolOptions options) {
         if (options.alignment() < NativeBuffer.sliceAlignment()) {
-            throw new IllegalArgumentException("pool alignment " + options.alignment() + " is below the native window "
+            throw new IllegalArgumentException("pool alignment " + options.alignment() + " is below the native slice "
                     + "alignment " + NativeBuffer.sliceAlignment());
         }
         this.allocator = allocator;
@@ -104,16 +104,16 @@ public final class SymmetricMemPool implements AutoCloseable {
             addSegmentFor(bytes);
             block = blocks.allocate(bytes);
         }
-        NativeBuffer window;
+        NativeBuffer slice;
         try {
-            window = segments.get(block.segment()).nativeBuffer().slice(block.offset(), bytes);
+            slice = segments.get(block.segment()).nativeBuffer().slice(block.offset(), bytes);
         } catch (RuntimeException e) {
             blocks.free(block, List.of());
             throw e;
         }
-        LiveBlock lb = new LiveBlock(block, bytes, window);
+        LiveBlock lb = new LiveBlock(block, bytes, slice);
         SymmetricMemory segment = segments.get(block.segment());
-        lb.memory = new SymmetricMemory(window, group.groupName(), group.rank(), group.worldSize(),
+        lb.memory = new SymmetricMemory(slice, group.groupName(), group.rank(), group.worldSize(),
                 segment.defaultTimeout(), () -> release(lb));
         live.put(lb.memory, lb);
         requested += bytes;
@@ -149,7 +149,7 @@ public final class SymmetricMemPool implements AutoCloseable {
         frees++;
         live.remove(lb.memory);
         requested -= lb.requested;
-        lb.window.close();
+        lb.slice.close();
         // Host streams are synchronous: nothing can still be running on the block.
         if (lb.streams == null || !allocator.backend().isDevice()) {
             blocks.free(lb.block, List.of());
@@ -247,7 +247,7 @@ public final class SymmetricMemPool implements AutoCloseable {
 
     /**
      * Frees the segments (on nvshmem collectively, in the same order on every rank). Refused while
-     * blocks are live, since their windows borrow the segments; waits for freed blocks' streams first.
+     * blocks are live, since their slices borrow the segments; waits for freed blocks' streams first.
      */
     @Override
     public synchronized void close() {
