@@ -51,7 +51,7 @@ bool HostBuffer::run(ReduceJob& j) {
   const int threads = j.count * es * j.world >= kParallelMinBytes ? workers_->threads() : 1;
   j.chunk = chunk_bytes(j.count * es, threads) / es;
   j.streaming = j.count * es >= kStreamMinBytes;
-  return workers_->run(j.chunks(), reduce_task, &j);
+  return workers_->run(j.chunks(), reduce_task, &j, threads > 1);
 }
 
 bool HostBuffer::run(CopyJob& j) {
@@ -63,7 +63,7 @@ bool HostBuffer::run(CopyJob& j) {
   const int threads = total >= kParallelMinBytes ? workers_->threads() : 1;
   j.chunk = threads == 1 ? std::max<uint64_t>(longest, 1) : chunk_bytes(total, threads);
   j.per_segment = std::max<uint64_t>((longest + j.chunk - 1) / j.chunk, 1);
-  return workers_->run(j.chunks(), copy_task, &j);
+  return workers_->run(j.chunks(), copy_task, &j, threads > 1);
 }
 
 symmem_status HostBuffer::sync(int channel, int timeout_ms, const char* what, const char* step) {

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "core/abort.h"
@@ -90,9 +91,9 @@ void WorkerPool::worker_main(int cpu) {
   }
 }
 
-bool WorkerPool::run(uint64_t chunks, Task task, const void* ctx) {
-  std::unique_lock<std::mutex> mine(run_mutex_, std::try_to_lock);
-  if (!mine.owns_lock() || workers_.empty() || chunks <= 1) {
+bool WorkerPool::run(uint64_t chunks, Task task, const void* ctx, bool share) {
+  std::unique_lock<std::mutex> mine(run_mutex_, std::defer_lock);
+  if (!share || workers_.empty() || chunks <= 1 || !mine.try_lock()) {
     // Alone: the same chunks in the same order on this thread.
     for (uint64_t i = 0; i < chunks; ++i) {
       if (aborted()) return false;

@@ -32,9 +32,10 @@ class WorkerPool {
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
   // Runs task(ctx, i) for every i in [0, chunks), each exactly once, and returns true once all have
-  // run; false if symmem_abort stopped it (some chunks then never ran). One job at a time: a
-  // caller that finds the pool busy (another thread's collective) runs its chunks alone.
-  bool run(uint64_t chunks, Task task, const void* ctx);
+  // run; false if symmem_abort stopped it (some chunks then never ran). `share` false (a small job)
+  // keeps it on the calling thread. One job at a time: a caller that finds the pool busy (another
+  // thread's collective) runs its chunks alone.
+  bool run(uint64_t chunks, Task task, const void* ctx, bool share = true);
 
  private:
   struct Job {
