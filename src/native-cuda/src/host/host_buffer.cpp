@@ -70,6 +70,9 @@ symmem_status HostBuffer::export_fd(int* out_fd) {
 }
 
 symmem_status HostBuffer::import(int rank, int world, const int* fds) {
+  // The rank's threads start with the first imported buffer (now that rank and world are known),
+  // before anything is mapped: nothing to undo if that throws.
+  WorkerPool& workers = pool_->pool(rank, world);
   const size_t bytes = mapping_bytes();
   std::vector<void*> maps(world, nullptr);
   maps[rank] = local_;
@@ -109,8 +112,7 @@ symmem_status HostBuffer::import(int rank, int world, const int* fds) {
     }
     maps[r] = p;
   }
-  // The rank's threads start with the first imported buffer (now that rank and world are known).
-  workers_ = &pool_->pool(rank, world);
+  workers_ = &workers;
   maps_ = std::move(maps);
   rank_ = rank;
   world_ = world;
