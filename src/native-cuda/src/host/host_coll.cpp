@@ -19,9 +19,11 @@
 namespace symmem::host {
 namespace {
 
-// A job that reads less than this is run by the calling thread alone: waking the workers costs
-// more than they save.
-constexpr uint64_t kParallelMinBytes = uint64_t{256} << 10;
+// A job that reads less than this is run by the calling thread alone: handing it to the workers
+// costs more than they save. Measured on the 16-core machine (4 ranks, docs/host-backend.md): one
+// thread per rank beat the workers up to 1 MiB all-reduces (jobs reading up to 4 MiB) and lost
+// from 16 MiB on.
+constexpr uint64_t kParallelMinBytes = uint64_t{4} << 20;
 // Results of at least this many bytes per destination are stored around the caches: they do not
 // fit them anyway, and a non-temporal store skips reading the line it overwrites.
 constexpr uint64_t kStreamMinBytes = uint64_t{4} << 20;

@@ -21,7 +21,7 @@ struct HostSettings {
 symmem_status read_host_settings(HostSettings* out);
 
 // The measured default of two_shot_min_bytes (docs/host-backend.md).
-constexpr uint64_t kDefaultTwoShotMinBytes = uint64_t{256} << 10;
+constexpr uint64_t kDefaultTwoShotMinBytes = uint64_t{64} << 10;
 
 struct ThreadPlan {
   int threads = 1;        // caller included
