@@ -227,6 +227,11 @@ int main() {
   CHECK_STATUS(symmem_backend_open("host", 0, &be), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("SYMMEM_HOST_TWO_SHOT_MIN_BYTES='lots'");
   unsetenv("SYMMEM_HOST_TWO_SHOT_MIN_BYTES");
+  setenv("SYMMEM_HOST_PARALLEL_MIN_BYTES", "-1", 1);
+  CHECK_STATUS(symmem_backend_open("host", 0, &be), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("SYMMEM_HOST_PARALLEL_MIN_BYTES='-1'");
+  // Workers from the first byte, so that every size below is cut among the threads.
+  setenv("SYMMEM_HOST_PARALLEL_MIN_BYTES", "0", 1);
   for (const char* threads : {"1", "3"}) {
     setenv("SYMMEM_HOST_THREADS", threads, 1);
     if (!run_ranks(kWorld, 240, rank_main)) {

@@ -19,11 +19,6 @@
 namespace symmem::host {
 namespace {
 
-// A job that reads less than this is run by the calling thread alone: handing it to the workers
-// costs more than they save. Measured on the 16-core machine (4 ranks, docs/host-backend.md): one
-// thread per rank beat the workers up to 1 MiB all-reduces (jobs reading up to 4 MiB) and lost
-// from 16 MiB on.
-constexpr uint64_t kParallelMinBytes = uint64_t{4} << 20;
 // Results of at least this many bytes per destination are stored around the caches: they do not
 // fit them anyway, and a non-temporal store skips reading the line it overwrites.
 constexpr uint64_t kStreamMinBytes = uint64_t{4} << 20;
@@ -50,7 +45,8 @@ void copy_task(const void* job, uint64_t i) { copy_chunk(*static_cast<const Copy
 
 bool HostBuffer::run(ReduceJob& j) {
   const uint64_t es = element_bytes(j.dtype);
-  const int threads = j.count * es * j.world >= kParallelMinBytes ? workers_->threads() : 1;
+  const int threads =
+      j.count * es * j.world >= pool_->settings().parallel_min_bytes ? workers_->threads() : 1;
   j.chunk = chunk_bytes(j.count * es, threads) / es;
   j.streaming = j.count * es >= kStreamMinBytes;
   return workers_->run(j.chunks(), reduce_task, &j, threads > 1);
@@ -62,7 +58,7 @@ bool HostBuffer::run(CopyJob& j) {
     total += j.bytes[s];
     longest = std::max(longest, j.bytes[s]);
   }
-  const int threads = total >= kParallelMinBytes ? workers_->threads() : 1;
+  const int threads = total >= pool_->settings().parallel_min_bytes ? workers_->threads() : 1;
   j.chunk = threads == 1 ? std::max<uint64_t>(longest, 1) : chunk_bytes(total, threads);
   j.per_segment = std::max<uint64_t>((longest + j.chunk - 1) / j.chunk, 1);
   return workers_->run(j.chunks(), copy_task, &j, threads > 1);

@@ -65,6 +65,13 @@ symmem_status read_host_settings(HostSettings* out) {
                   "SYMMEM_HOST_TWO_SHOT_MIN_BYTES='%s' is not a whole number of bytes", v);
     s.two_shot_min_bytes = x;
   }
+  s.parallel_min_bytes = kDefaultParallelMinBytes;
+  if (const char* v = std::getenv("SYMMEM_HOST_PARALLEL_MIN_BYTES"); v != nullptr && *v != '\0') {
+    if (!parse_whole(v, 0, UINT64_MAX, &x))
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                  "SYMMEM_HOST_PARALLEL_MIN_BYTES='%s' is not a whole number of bytes", v);
+    s.parallel_min_bytes = x;
+  }
   read_local_ranks(&s);
   *out = s;
   return SYMMEM_OK;

@@ -16,12 +16,17 @@ struct HostSettings {
   int threads = 0;  // SYMMEM_HOST_THREADS: threads per rank, caller included; 0 = from the CPUs
   // SYMMEM_HOST_TWO_SHOT_MIN_BYTES: AUTO all-reduces of at least this many bytes run two-shot.
   uint64_t two_shot_min_bytes = 0;
+  // SYMMEM_HOST_PARALLEL_MIN_BYTES: a step that reads at least this many bytes is shared with the
+  // workers; smaller ones the calling thread does alone.
+  uint64_t parallel_min_bytes = 0;
   int local_rank = -1, local_world = 0;  // LOCAL_RANK / LOCAL_WORLD_SIZE when both are valid
 };
 symmem_status read_host_settings(HostSettings* out);
 
 // The measured default of two_shot_min_bytes (docs/host-backend.md).
 constexpr uint64_t kDefaultTwoShotMinBytes = uint64_t{64} << 10;
+// The measured default of parallel_min_bytes (docs/host-backend.md).
+constexpr uint64_t kDefaultParallelMinBytes = uint64_t{4} << 20;
 
 struct ThreadPlan {
   int threads = 1;        // caller included
