@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/status.h"
+#include "core/validate.h"
 
 namespace symmem::host {
 namespace {
@@ -45,6 +46,16 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+// A byte count from `name`, or `fallback` when unset or empty.
+symmem_status read_bytes(const char* name, uint64_t fallback, uint64_t* out) {
+  *out = fallback;
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return SYMMEM_OK;
+  if (!parse_whole(v, 0, UINT64_MAX, out))
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s='%s' is not a whole number of bytes", name, v);
+  return SYMMEM_OK;
+}
+
 }  // namespace
 
 symmem_status read_host_settings(HostSettings* out) {
@@ -58,20 +69,10 @@ symmem_status read_host_settings(HostSettings* out) {
                   v, kMaxThreads);
     s.threads = static_cast<int>(x);
   }
-  s.two_shot_min_bytes = kDefaultTwoShotMinBytes;
-  if (const char* v = std::getenv("SYMMEM_HOST_TWO_SHOT_MIN_BYTES"); v != nullptr && *v != '\0') {
-    if (!parse_whole(v, 0, UINT64_MAX, &x))
-      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
-                  "SYMMEM_HOST_TWO_SHOT_MIN_BYTES='%s' is not a whole number of bytes", v);
-    s.two_shot_min_bytes = x;
-  }
-  s.parallel_min_bytes = kDefaultParallelMinBytes;
-  if (const char* v = std::getenv("SYMMEM_HOST_PARALLEL_MIN_BYTES"); v != nullptr && *v != '\0') {
-    if (!parse_whole(v, 0, UINT64_MAX, &x))
-      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
-                  "SYMMEM_HOST_PARALLEL_MIN_BYTES='%s' is not a whole number of bytes", v);
-    s.parallel_min_bytes = x;
-  }
+  SYMMEM_TRY(read_bytes("SYMMEM_HOST_TWO_SHOT_MIN_BYTES", kDefaultTwoShotMinBytes,
+                        &s.two_shot_min_bytes));
+  SYMMEM_TRY(read_bytes("SYMMEM_HOST_PARALLEL_MIN_BYTES", kDefaultParallelMinBytes,
+                        &s.parallel_min_bytes));
   read_local_ranks(&s);
   *out = s;
   return SYMMEM_OK;
