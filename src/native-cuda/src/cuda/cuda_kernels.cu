@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/dispatch.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -610,26 +611,22 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
   return launch(two_shot_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out, unroll2);
 }
 
+template <class F>
+decltype(auto) with_cuda_dtype(int dtype, F&& f) {
+  return with_dtype<float, __nv_bfloat16, __half>(dtype, std::forward<F>(f));
+}
+
 template <class T>
 cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, void* out,
                           cudaStream_t s) {
   constexpr int N = 16 / sizeof(T);
   T* o = static_cast<T*>(out);
   // The vector path needs out 16-byte aligned (the symmetric data always are).
-  if (o != nullptr && reinterpret_cast<uintptr_t>(o) % 16 != 0) {
-    switch (op) {
-      case SYMMEM_SUM: return all_reduce_t<T, 1, SYMMEM_SUM>(a, algo, count, o, s);
-      case SYMMEM_AVG: return all_reduce_t<T, 1, SYMMEM_AVG>(a, algo, count, o, s);
-      case SYMMEM_MAX: return all_reduce_t<T, 1, SYMMEM_MAX>(a, algo, count, o, s);
-      default: return all_reduce_t<T, 1, SYMMEM_MIN>(a, algo, count, o, s);
-    }
-  }
-  switch (op) {
-    case SYMMEM_SUM: return all_reduce_t<T, N, SYMMEM_SUM>(a, algo, count, o, s);
-    case SYMMEM_AVG: return all_reduce_t<T, N, SYMMEM_AVG>(a, algo, count, o, s);
-    case SYMMEM_MAX: return all_reduce_t<T, N, SYMMEM_MAX>(a, algo, count, o, s);
-    default: return all_reduce_t<T, N, SYMMEM_MIN>(a, algo, count, o, s);
-  }
+  const bool vec = o == nullptr || reinterpret_cast<uintptr_t>(o) % 16 == 0;
+  return with_op(op, [&](auto r) {
+    return vec ? all_reduce_t<T, N, decltype(r)::value>(a, algo, count, o, s)
+               : all_reduce_t<T, 1, decltype(r)::value>(a, algo, count, o, s);
+  });
 }
 
 template <class T, int N>
@@ -663,20 +660,10 @@ cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* o
   T* o = out != nullptr ? static_cast<T*>(out)
                         : reinterpret_cast<T*>(a.data[a.rank]) + a.rank * count;
   const bool vec = count % N == 0 && reinterpret_cast<uintptr_t>(o) % 16 == 0;
-  if (vec) {
-    switch (op) {
-      case SYMMEM_SUM: return reduce_scatter_t<T, N, SYMMEM_SUM>(a, count, o, s);
-      case SYMMEM_AVG: return reduce_scatter_t<T, N, SYMMEM_AVG>(a, count, o, s);
-      case SYMMEM_MAX: return reduce_scatter_t<T, N, SYMMEM_MAX>(a, count, o, s);
-      default: return reduce_scatter_t<T, N, SYMMEM_MIN>(a, count, o, s);
-    }
-  }
-  switch (op) {
-    case SYMMEM_SUM: return reduce_scatter_t<T, 1, SYMMEM_SUM>(a, count, o, s);
-    case SYMMEM_AVG: return reduce_scatter_t<T, 1, SYMMEM_AVG>(a, count, o, s);
-    case SYMMEM_MAX: return reduce_scatter_t<T, 1, SYMMEM_MAX>(a, count, o, s);
-    default: return reduce_scatter_t<T, 1, SYMMEM_MIN>(a, count, o, s);
-  }
+  return with_op(op, [&](auto r) {
+    return vec ? reduce_scatter_t<T, N, decltype(r)::value>(a, count, o, s)
+               : reduce_scatter_t<T, 1, decltype(r)::value>(a, count, o, s);
+  });
 }
 
 }  // namespace
@@ -715,11 +702,9 @@ cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStr
 cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t count, void* out,
                               cudaStream_t s) {
   a.op = algo == SYMMEM_ALGO_ONE_SHOT ? kOpAllReduceOneShot : kOpAllReduceTwoShot;
-  switch (dtype) {
-    case SYMMEM_FLOAT32: return all_reduce_dt<float>(a, algo, op, count, out, s);
-    case SYMMEM_BFLOAT16: return all_reduce_dt<__nv_bfloat16>(a, algo, op, count, out, s);
-    default: return all_reduce_dt<__half>(a, algo, op, count, out, s);
-  }
+  return with_cuda_dtype(dtype, [&](auto t) {
+    return all_reduce_dt<typename decltype(t)::type>(a, algo, op, count, out, s);
+  });
 }
 
 cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s) {
@@ -732,11 +717,9 @@ cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, 
 cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
                                   cudaStream_t s) {
   a.op = kOpReduceScatter;
-  switch (dtype) {
-    case SYMMEM_FLOAT32: return reduce_scatter_dt<float>(a, op, count, out, s);
-    case SYMMEM_BFLOAT16: return reduce_scatter_dt<__nv_bfloat16>(a, op, count, out, s);
-    default: return reduce_scatter_dt<__half>(a, op, count, out, s);
-  }
+  return with_cuda_dtype(dtype, [&](auto t) {
+    return reduce_scatter_dt<typename decltype(t)::type>(a, op, count, out, s);
+  });
 }
 
 }  // namespace symmem::cuda

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/dispatch.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
 #define SYMMEM_HOST_STREAM_STORES 1
@@ -131,16 +133,6 @@ void reduce_range(const ReduceJob& j, size_t begin, size_t end) {
   store_fence(j.streaming);
 }
 
-template <class T>
-void reduce_op(const ReduceJob& j, size_t begin, size_t end) {
-  switch (j.op) {
-    case SYMMEM_SUM: return reduce_range<T, SYMMEM_SUM>(j, begin, end);
-    case SYMMEM_AVG: return reduce_range<T, SYMMEM_AVG>(j, begin, end);
-    case SYMMEM_MAX: return reduce_range<T, SYMMEM_MAX>(j, begin, end);
-    default: return reduce_range<T, SYMMEM_MIN>(j, begin, end);
-  }
-}
-
 }  // namespace
 
 float bf16_to_float(uint16_t h) { return float_of(uint32_t{h} << 16); }
@@ -188,11 +180,9 @@ void reduce_chunk(const ReduceJob& j, uint64_t index) {
   const size_t begin = static_cast<size_t>(index * j.chunk);
   const size_t end = static_cast<size_t>(std::min(j.count, (index + 1) * j.chunk));
   if (begin >= end) return;
-  switch (j.dtype) {
-    case SYMMEM_FLOAT32: return reduce_op<F32>(j, begin, end);
-    case SYMMEM_BFLOAT16: return reduce_op<BF16>(j, begin, end);
-    default: return reduce_op<F16>(j, begin, end);
-  }
+  with_dtype<F32, BF16, F16>(j.dtype, [&](auto t) {
+    with_op(j.op, [&](auto r) { reduce_range<typename decltype(t)::type, decltype(r)::value>(j, begin, end); });
+  });
 }
 
 void copy_chunk(const CopyJob& j, uint64_t index) {
