@@ -169,16 +169,6 @@ symmem_status symmem_wait_signal(symmem_buffer* buffer, int peer, int channel, i
  * from the put/wait slots: the same guarantee without a round trip; see docs/cuda-backend.md.) */
 symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms);
 
-/* ---- collectives ---------------------------------------------------------------------------- */
-/* One-shot all-reduce: every rank has `count` elements at offset 0 of its symmetric buffer; each
- * rank reads all peers' inputs directly and writes the reduction (in rank order, so every rank gets
- * the same bits) to `out`: local memory that must not overlap the symmetric buffer, since peers
- * may still be reading it (SYMMEM_ERR_INVALID_ARGUMENT otherwise).
- * Collective: barriers before (inputs ready) and after (peers done reading) on `channel`. */
-symmem_status symmem_all_reduce_one_shot(symmem_buffer* buffer, symmem_dtype dtype,
-                                         symmem_reduce_op op, uint64_t count, void* out,
-                                         int channel, int timeout_ms);
-
 /* ---- additions of ABI 1 for the cuda backend (issue 3) ------------------------------------
  *
  * Streams: `stream` is a cudaStream_t (NULL = the legacy default stream). On a cuda buffer the

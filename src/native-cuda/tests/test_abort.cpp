@@ -50,9 +50,12 @@ static int rank_main(int rank) {
   CHECK_OK(symmem_put_signal(b, 2, 4, 100));  // fills the slot: the next put must wait
   expect_cut_short("put_signal", [&] { return symmem_put_signal(b, 2, 4, kLong); }, "put_signal(peer 2, channel 4)");
   std::vector<float> out(16);
-  expect_cut_short("all_reduce_one_shot",
-                   [&] { return symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 16, out.data(), 6, kLong); },
-                   "barrier(channel 6)");
+  expect_cut_short("all_reduce",
+                   [&] {
+                     return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 16, out.data(),
+                                              nullptr, kLong);
+                   },
+                   "all_reduce (waiting for inputs)");
 
   // An fd channel receive that nobody will ever satisfy, and a gather missing ranks 1 and 2.
   symmem_channel* ch = nullptr;

@@ -5,9 +5,8 @@
 
 // Java passes the enums as plain ints. Calling through an int-typed pointer does the same, without
 // ever forming an out-of-range C++ enum value in this test.
-using all_reduce_int_fn = symmem_status (*)(symmem_buffer*, int, int, uint64_t, void*, int, int);
-static const all_reduce_int_fn all_reduce_ints =
-    reinterpret_cast<all_reduce_int_fn>(&symmem_all_reduce_one_shot);
+using all_reduce_int_fn = symmem_status (*)(symmem_buffer*, int, int, int, uint64_t, void*, void*, int);
+static const all_reduce_int_fn all_reduce_ints = reinterpret_cast<all_reduce_int_fn>(&symmem_all_reduce);
 
 #define CHECK_INVALID(expr, text)                          \
   do {                                                     \
@@ -100,14 +99,15 @@ int main() {
   CHECK_OK(symmem_barrier(b, 0, 100));  // world 1: nobody to wait for
   float in_out[16] = {1.5f};
   static_cast<float*>(symmem_buffer_ptr(b, 0))[0] = 2.5f;
-  CHECK_OK(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, 0, 100));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, nullptr, 100));
   CHECK(in_out[0] == 2.5f);
-  CHECK_INVALID(all_reduce_ints(b, 3, SYMMEM_SUM, 1, in_out, 0, 100), "dtype 3");
-  CHECK_INVALID(all_reduce_ints(b, SYMMEM_FLOAT32, 9, 1, in_out, 0, 100), "op 9");
-  CHECK_INVALID(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 1, nullptr, 0, 100), "out is NULL");
-  CHECK_INVALID(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 17, in_out, 0, 100),
-                "count 17 float32 elements need 68 bytes but the buffer has 64");
-  CHECK_INVALID(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, 40, 100), "channel 40");
+  CHECK_INVALID(all_reduce_ints(b, 7, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, nullptr, 100), "algo 7");
+  CHECK_INVALID(all_reduce_ints(b, SYMMEM_ALGO_AUTO, 3, SYMMEM_SUM, 1, in_out, nullptr, 100), "dtype 3");
+  CHECK_INVALID(all_reduce_ints(b, SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, 9, 1, in_out, nullptr, 100), "op 9");
+  CHECK_INVALID(symmem_all_reduce(b, SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_SUM, 17, in_out, nullptr, 100),
+                "count 17");
+  CHECK_INVALID(symmem_all_reduce(b, SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, nullptr, 0),
+                "timeout_ms 0");
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_buffer_free(nullptr));
   CHECK_OK(symmem_backend_close(be));

@@ -23,9 +23,9 @@ static int rank_main(int rank) {
     CHECK_ERROR_HAS("wait_signal(peer 3, channel 5): timed out after 100 ms; no signal from rank 3");
     // The all-reduce reports its first barrier, with context.
     std::vector<float> out(4);
-    CHECK_STATUS(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 4, out.data(), 6, 200),
+    CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 4, out.data(), nullptr, 200),
                  SYMMEM_ERR_TIMEOUT);
-    CHECK_ERROR_HAS("all_reduce_one_shot (waiting for inputs): barrier(channel 6)");
+    CHECK_ERROR_HAS("all_reduce (waiting for inputs): barrier(channel 32)");
     CHECK_ERROR_HAS("rank(s) 1, 2, 3");
   }
   CHECK_OK(symmem_buffer_free(b));

@@ -41,14 +41,15 @@ static int rank_main(int rank) {
     CHECK_OK(symmem_buffer_copy_in(v[k], SYMMEM_RANK_SELF, 0, x.data(), kN * 4));
     CHECK(std::memcmp(base + kOffsets[k], x.data(), kN * 4) == 0);
   }
-  // In-place sum on block 1, out-of-place on block 2, legacy one-shot on block 0.
+  // In-place sum on block 1, out-of-place max on block 2, out-of-place one-shot sum on block 0.
   std::vector<float> out(kN);
   CHECK_OK(symmem_all_reduce(v[1], SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_SUM, kN, nullptr,
                              nullptr, 10000));
   CHECK_OK(symmem_all_reduce(v[2], SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_MAX, kN, out.data(),
                              nullptr, 10000));
   std::vector<float> out0(kN);
-  CHECK_OK(symmem_all_reduce_one_shot(v[0], SYMMEM_FLOAT32, SYMMEM_SUM, kN, out0.data(), 0, 10000));
+  CHECK_OK(symmem_all_reduce(v[0], SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out0.data(),
+                             nullptr, 10000));
   std::vector<float> got(kN);
   CHECK_OK(symmem_buffer_copy_out(v[1], SYMMEM_RANK_SELF, 0, got.data(), kN * 4));
   for (uint64_t i = 0; i < kN; ++i) {

@@ -259,12 +259,6 @@ static int rank_main(int rank, int world, int ngpu) {
     all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
     c.out = saved;
   }
-  // The legacy synchronous float32 call works on cuda buffers (out in device memory).
-  write_input(c, SYMMEM_FLOAT32, 999, 0, 4097);
-  CHECK_OK(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 4097, c.out, 3, kTimeout));
-  std::vector<char> got = read_back(c.out, 4097 * 4);
-  check_close("all_reduce_one_shot (legacy)", SYMMEM_FLOAT32, world, got, 4097,
-              [&](uint64_t i, double* mag) { return reduce_ref(SYMMEM_SUM, world, 0, 999, i, mag); });
   CHECK_OK(symmem_barrier(b, 0, kTimeout));
   CUDA_OK(cudaFree(c.out));
   CUDA_OK(cudaStreamDestroy(c.s));

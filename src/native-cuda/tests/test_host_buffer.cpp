@@ -54,7 +54,7 @@ static void all_reduce(symmem_buffer* b, int rank, uint64_t count) {
   std::vector<float> out(count + 1, -7.0f);
   timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  CHECK_OK(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, count, out.data(), 3, kTimeout));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, count, out.data(), nullptr, kTimeout));
   clock_gettime(CLOCK_MONOTONIC, &t1);
   CHECK(out[count] == -7.0f);  // nothing written past count
   for (uint64_t i = 0; i < count; ++i) {
@@ -75,7 +75,7 @@ static void all_reduce(symmem_buffer* b, int rank, uint64_t count) {
       TEST_FAIL("count %llu: rank %d's result differs bitwise", (unsigned long long)count, r);
   CHECK_OK(symmem_barrier(b, 3, kTimeout));
   if (rank == 0 && count == kMaxCount)
-    std::printf("all_reduce_one_shot of %llu floats on %d ranks: %.2f ms\n",
+    std::printf("one-shot all_reduce of %llu floats on %d ranks: %.2f ms\n",
                 (unsigned long long)count, kWorld,
                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
@@ -133,13 +133,14 @@ static int rank_main(int rank) {
 
   // Misuse is refused locally, before any barrier.
   std::vector<float> out(16);
-  CHECK_STATUS(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 16, self, 3, kTimeout),
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 16, self, nullptr, kTimeout),
                SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("overlaps the symmetric buffer");
-  CHECK_STATUS(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, 16,
-                                          symmem_buffer_ptr(b, (rank + 1) % kWorld), 3, kTimeout),
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 16,
+                                 symmem_buffer_ptr(b, (rank + 1) % kWorld), nullptr, kTimeout),
                SYMMEM_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(symmem_all_reduce_one_shot(b, SYMMEM_FLOAT32, SYMMEM_SUM, kBytes / 4 + 1, out.data(), 3, kTimeout),
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kBytes / 4 + 1, out.data(),
+                                 nullptr, kTimeout),
                SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("count");
 

@@ -34,16 +34,10 @@ struct symmem_buffer {
   virtual symmem_status put_signal(int peer, int channel, int timeout_ms) = 0;
   virtual symmem_status wait_signal(int peer, int channel, int timeout_ms) = 0;
   virtual symmem_status barrier(int channel, int timeout_ms) = 0;
-  // Imported; count * 4 <= size(); out does not overlap; float32 sum.
-  // `at`: the byte offset in the data where the collective's elements start. It is 0 for a whole
-  // buffer; a view (core/buffer_view.h, a pool block) calls its segment's collectives with its own
-  // offset, so every backend reduces at base + at of every rank's mapping.
-  virtual symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
-                                           int timeout_ms) = 0;
 
-  // ---- ABI additions (issue 3). The C entry points (api_coll.cpp) check every argument: dtype,
-  // op and algo are valid enum values, sizes fit, out does not overlap; algo is never AUTO here.
-  // The defaults say the backend cannot.
+  // Streams and collectives. The C entry points (api_coll.cpp) check every argument: dtype, op and
+  // algo are valid enum values, sizes fit, out does not overlap; algo is never AUTO here. The
+  // defaults say the backend cannot.
   virtual symmem_status put_signal_on_stream(int peer, int channel, void*, int timeout_ms) {
     return put_signal(peer, channel, timeout_ms);
   }
@@ -60,7 +54,9 @@ struct symmem_buffer {
   virtual symmem_status synchronize(void*) { return SYMMEM_OK; }
   virtual symmem_status check() { return SYMMEM_OK; }
   // algo ONE_SHOT or TWO_SHOT; out NULL = in place.
-  // `at` as for all_reduce_sum_f32: the start of the elements in the data (0 for a whole buffer).
+  // `at`: the byte offset in the data where the collective's elements start. It is 0 for a whole
+  // buffer; a view (core/buffer_view.h, a pool block) calls its segment's collectives with its own
+  // offset, so every backend reduces at base + at of every rank's mapping.
   virtual symmem_status all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count,
                                    void* out, void* stream, int timeout_ms);
   virtual symmem_status all_gather(uint64_t at, int dtype, uint64_t count, void* out, void* stream,

@@ -52,12 +52,6 @@ symmem_status BufferView::wait_signal(int peer, int channel, int timeout_ms) {
 symmem_status BufferView::barrier(int channel, int timeout_ms) {
   return on_shared_pad("barrier", [&] { return segment_->barrier(channel, timeout_ms); });
 }
-symmem_status BufferView::all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
-                                             int timeout_ms) {
-  return on_shared_pad("all_reduce_one_shot", [&] {
-    return segment_->all_reduce_sum_f32(offset_ + at, count, out, channel, timeout_ms);
-  });
-}
 symmem_status BufferView::put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) {
   return on_shared_pad("put_signal_on_stream", [&] {
     return segment_->put_signal_on_stream(peer, channel, s, timeout_ms);

@@ -32,8 +32,6 @@ class BufferView final : public symmem_buffer {
   symmem_status put_signal(int peer, int channel, int timeout_ms) override;
   symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
   symmem_status barrier(int channel, int timeout_ms) override;
-  symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
-                                   int timeout_ms) override;
   symmem_status put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status barrier_on_stream(int channel, void* s, int timeout_ms) override;

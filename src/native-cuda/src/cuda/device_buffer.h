@@ -48,12 +48,6 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status barrier(int channel, int timeout_ms) override {
     return sync_after(barrier_on_stream(channel, stream_, timeout_ms));
   }
-  symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int,
-                                   int timeout_ms) override {
-    // The legacy ABI call is synchronous and takes a private out: one-shot, then wait.
-    return sync_after(all_reduce(at, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, count, out,
-                                 stream_, timeout_ms));
-  }
 
   symmem_status put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;

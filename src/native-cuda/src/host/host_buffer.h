@@ -31,8 +31,6 @@ class HostBuffer final : public symmem_buffer {
   symmem_status put_signal(int peer, int channel, int timeout_ms) override;
   symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
   symmem_status barrier(int channel, int timeout_ms) override;
-  symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
-                                   int timeout_ms) override;
 
   // ABI-1 additions, on the CPU (docs/host-backend.md): every dtype and op of the cuda backend,
   // float32 accumulation; `stream` is ignored; every call is synchronous. The element work runs on

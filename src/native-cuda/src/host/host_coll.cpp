@@ -147,12 +147,6 @@ symmem_status HostBuffer::two_shot(uint64_t at, int dtype, int op, uint64_t coun
   return sync(ch, timeout_ms, what, "barrier 3, waiting for peers to finish reading");
 }
 
-symmem_status HostBuffer::all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
-                                             int timeout_ms) {
-  return one_shot(at, channel, SYMMEM_FLOAT32, SYMMEM_SUM, count, out, timeout_ms,
-                  "all_reduce_one_shot");
-}
-
 symmem_status HostBuffer::memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                                    void*) {
   uint32_t* p = reinterpret_cast<uint32_t*>(static_cast<char*>(base(r == rank_ ? SYMMEM_RANK_SELF : r)) + offset);

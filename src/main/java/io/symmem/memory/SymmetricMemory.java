@@ -22,7 +22,6 @@ public final class SymmetricMemory implements AutoCloseable {
     private final int worldSize;
     private final Duration defaultTimeout;
     private final Runnable release;
-    private LocalBuffer scratch;
     private boolean closed;
 
     SymmetricMemory(NativeBuffer buffer, String group, int rank, int worldSize, Duration defaultTimeout) {
@@ -130,20 +129,6 @@ public final class SymmetricMemory implements AutoCloseable {
         buffer.synchronize(stream);
     }
 
-    /**
-     * Device scratch of at least {@code bytes} owned by this memory (grown on demand, freed by
-     * close): used by {@code AllReduce.sumFloat32} on cuda.
-     */
-    public synchronized LocalBuffer scratch(long bytes) {
-        if (scratch == null || scratch.size() < bytes) {
-            if (scratch != null) {
-                scratch.close();
-            }
-            scratch = allocateLocal(bytes);
-        }
-        return scratch;
-    }
-
     /** Every rank of the group reaches this barrier on {@code channel}, or it fails naming who did not. */
     public void barrier(int channel, Duration timeout) {
         buffer.barrier(channel, timeout);
@@ -191,10 +176,6 @@ public final class SymmetricMemory implements AutoCloseable {
             return;
         }
         closed = true;
-        if (scratch != null) {
-            scratch.close();
-            scratch = null;
-        }
         release.run();
     }
 }

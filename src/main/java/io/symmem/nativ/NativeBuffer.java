@@ -221,27 +221,6 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
 
     // ---- collectives (dtype/op/algo: the symmem.h enum values) --------------------------------
 
-    /**
-     * One-shot float32 sum of {@code count} elements at offset 0 of every rank's buffer into
-     * {@code out}, a direct buffer outside the symmetric one. Host backend only (out is host memory).
-     */
-    public void allReduceSumFloat32(long count, ByteBuffer out, int channel, Duration timeout) {
-        if (!out.isDirect()) {
-            throw new NativeException.InvalidArgument("all-reduce output must be a direct ByteBuffer");
-        }
-        if (out.capacity() < count * Float.BYTES) {
-            throw new NativeException.InvalidArgument("all-reduce output holds " + out.capacity() + " bytes, "
-                    + count + " float32 elements need " + count * Float.BYTES);
-        }
-        if (isDevice()) {
-            throw new NativeException.Unsupported("allReduceSumFloat32 into a host ByteBuffer needs the host backend;"
-                    + " on cuda use AllReduce.sumFloat32 (it reduces into device memory and copies back)");
-        }
-        Status.check(SymmemLibrary.symmem_all_reduce_one_shot(open(), SymmemLibrary.SYMMEM_FLOAT32,
-                SymmemLibrary.SYMMEM_SUM, count, new Pointer(out), channel, Status.millis(timeout)),
-                "symmem_all_reduce_one_shot");
-    }
-
     public void allReduce(int algo, int dtype, int op, long count, LocalBuffer out, NativeStream stream,
             Duration timeout) {
         Status.check(SymmemLibrary.symmem_all_reduce(open(), algo, dtype, op, count, outPointer(out),

@@ -232,10 +232,6 @@ final class SymmemLibrary {
 
     static native int symmem_barrier(BufferHandle buffer, int channel, int timeoutMs);
 
-    // collectives
-    static native int symmem_all_reduce_one_shot(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
-            @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count, Pointer out, int channel, int timeoutMs);
-
     // ABI-1 additions: streams, memset/write, synchronisation, collectives with dtype/op/algo
     static native @Cast("size_t") long symmem_dtype_size(@Cast("symmem_dtype") int dtype);
 

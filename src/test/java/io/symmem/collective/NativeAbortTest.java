@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;
 import io.symmem.nativ.NativeException;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -69,9 +68,11 @@ class NativeAbortTest {
                         assertThat(Duration.ofNanos(took)).isLessThan(Duration.ofSeconds(30));
                         aborter.join();
                         assertThat(NativeCore.aborted()).isTrue();
-                        ByteBuffer out = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
-                        assertThatThrownBy(() -> AllReduce.sumFloat32(memory, 16, out, LONG))
-                                .isInstanceOf(NativeException.Aborted.class).hasMessageContaining("rank 1 is gone (test)");
+                        try (LocalBuffer out = memory.allocateLocal(64)) {
+                            assertThatThrownBy(() -> AllReduce.run(memory, Algorithm.ONE_SHOT, DType.FLOAT32, ReduceOp.SUM,
+                                    16, out, null, LONG))
+                                    .isInstanceOf(NativeException.Aborted.class).hasMessageContaining("rank 1 is gone (test)");
+                        }
                         NativeCore.resetAbort();
                         assertThatThrownBy(() -> memory.barrier(4, Duration.ofMillis(200)))
                                 .isInstanceOf(NativeException.Timeout.class).hasMessageContaining("rank(s) 1");

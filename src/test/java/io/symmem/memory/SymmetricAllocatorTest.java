@@ -2,13 +2,15 @@ package io.symmem.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.symmem.collective.Algorithm;
 import io.symmem.collective.AllReduce;
+import io.symmem.collective.DType;
+import io.symmem.collective.ReduceOp;
+import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -67,10 +69,11 @@ class SymmetricAllocatorTest {
                         input[i] = (rank + 1) * 0.5f + (i % 97) * 0.25f;
                     }
                     memory.local().asFloatBuffer().put(input);
-                    ByteBuffer out = ByteBuffer.allocateDirect(count * Float.BYTES).order(ByteOrder.nativeOrder());
-                    AllReduce.sumFloat32(memory, count, out);
                     float[] result = new float[count];
-                    out.asFloatBuffer().get(result);
+                    try (LocalBuffer out = memory.allocateLocal((long) count * Float.BYTES)) {
+                        AllReduce.run(memory, Algorithm.ONE_SHOT, DType.FLOAT32, ReduceOp.SUM, count, out, null, TIMEOUT);
+                        out.copyTo(result, 0);
+                    }
                     return result;
                 }
             }
