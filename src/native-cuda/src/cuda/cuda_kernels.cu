@@ -99,7 +99,7 @@ __device__ void record(uint32_t why, uint32_t* claim, ErrorRecord* err, uint32_t
 }
 
 __device__ __forceinline__ uint32_t* slot(uint32_t* pad, int channel, int rank) {
-  return pad + channel * SYMMEM_MAX_WORLD + rank;
+  return &reinterpret_cast<PadRegion*>(pad)->signals[channel][rank];
 }
 
 // put: wait for the slot on peer's pad to be 0 (the previous signal consumed), then set 1 with
@@ -137,7 +137,7 @@ __global__ void wait_signal_kernel(SigArgs a) {
   pdl_enter();
   if (threadIdx.x == 0) dev_wait(a, a.peer, kOpWaitSignal);
 }
-// Barrier on a channel: an epoch barrier on its own flag array (kBarFlagsOff), not the public 0/1
+// Barrier on a channel: an epoch barrier on its own flag array (PadRegion::barrier_flags), not the public 0/1
 // slots: thread t stores the call's epoch into peer t's flag [channel][rank] (release), then waits
 // until its own flag [channel][t] has reached it (acquire). No round trip to the peer, and a peer
 // already at a later barrier satisfies the wait too. Epochs are counted by the host per channel.
@@ -145,9 +145,8 @@ __global__ void barrier_kernel(SigArgs a) {
   pdl_enter();
   const int t = threadIdx.x;
   if (t >= a.world || t == a.rank) return;
-  constexpr uint64_t kOff = kBarFlagsOff / 4;
-  st_release_sys(a.pads[t] + kOff + a.channel * SYMMEM_MAX_WORLD + a.rank, a.epoch);
-  const uint32_t* mine = a.pads[a.rank] + kOff + a.channel * SYMMEM_MAX_WORLD + t;
+  st_release_sys(&reinterpret_cast<PadRegion*>(a.pads[t])->barrier_flags[a.channel][a.rank], a.epoch);
+  const uint32_t* mine = &reinterpret_cast<const PadRegion*>(a.pads[a.rank])->barrier_flags[a.channel][t];
   Waiter w;
   while (static_cast<int32_t>(ld_acquire_sys(mine) - a.epoch) < 0)
     if (w.give_up(a.timeout_ns, a.claim, a.abort)) {

@@ -79,7 +79,7 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   size_t gran = 0;
   SYMMEM_CU(d->MemGetAllocationGranularity(&gran, &ap, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
             "cuMemGetAllocationGranularity(device %d)", device);
-  *pad_region = round_up(kPadUsedBytes, gran);
+  *pad_region = round_up(sizeof(PadRegion), gran);
   *total = *pad_region + round_up(size_bytes, gran);
   return SYMMEM_OK;
 }
@@ -115,7 +115,7 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   Header h;
   std::memset(&h, 0, sizeof h);
   h.magic = kMagic;
-  h.layout_version = 1;
+  h.layout_version = kLayoutVersion;
   h.requested_bytes = size_bytes;
   h.total_bytes = total_;
   std::memcpy(h.uuid, uuid_, 16);
@@ -149,7 +149,7 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
   SYMMEM_RT(cudaMemcpy(&h2, reinterpret_cast<void*>(peer_base + kHeaderOff), sizeof h2,
                        cudaMemcpyDeviceToHost),
             "reading rank %d's buffer header (%s)", r, how_reached);
-  if (h2.magic != kMagic || h2.layout_version != 1)
+  if (h2.magic != kMagic || h2.layout_version != kLayoutVersion)
     return fail(SYMMEM_ERR_MISMATCH, "%s is not a symmem buffer of this backend (bad header)",
                 how_reached);
   if (h2.requested_bytes != requested_)

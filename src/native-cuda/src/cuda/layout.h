@@ -3,18 +3,13 @@
 //
 // One allocation per rank (one cuMemCreate, one exported fd):
 //   [ pad region, rounded up to the allocation granularity ][ data, rounded up likewise ]
-// pad region:
-//   +0            public signal pad: SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 (ABI pad)
-//   +kFlagsOff    collective flags: kMaxBlocks x kMaxCollWorld uint32, written by peers (epochs)
-//   +kEpochsOff   reserved (kMaxBlocks uint32)
-//   +kClaimOff    error claim word: uint32, local only (first timeout wins it)
-//   +kBarFlagsOff barrier flags: SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 epochs, written by
-//                 peers (symmem_barrier / barrier_on_stream on cuda)
-//   +kHeaderOff   Header (magic, sizes, device UUID), written at alloc, read by peers at import
-//   +kScratchOff  push one-shot scratch, up to the end of the pad region (2 slots x world ranks x
-//                 capacity; none where the pad region is smaller): written by peers, read locally
+// The pad region starts with a PadRegion (below); from kScratchOff to its end lies the push
+// one-shot scratch (2 slots x world ranks x capacity; none where the region is smaller), written
+// by peers and read locally.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/abi.h"
 
@@ -22,17 +17,9 @@ namespace symmem::cuda {
 
 constexpr int kMaxBlocks = 512;    // most blocks any collective launches
 constexpr int kMaxCollWorld = 8;   // collectives: world 2..8 (signals/barrier: up to MAX_WORLD)
-constexpr uint64_t kPublicPadBytes = uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4;
-constexpr uint64_t kFlagsOff = kPublicPadBytes;
-constexpr uint64_t kEpochsOff = kFlagsOff + uint64_t{kMaxBlocks} * kMaxCollWorld * 4;
-constexpr uint64_t kClaimOff = kEpochsOff + uint64_t{kMaxBlocks} * 4;
-constexpr uint64_t kBarFlagsOff = kClaimOff + 256;  // barrier epochs: CHANNELS x MAX_WORLD uint32
-constexpr uint64_t kHeaderOff = kBarFlagsOff + uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4;
-constexpr uint64_t kPadUsedBytes = kHeaderOff + 256;
-constexpr uint64_t kScratchOff = 64 * 1024;
-static_assert(kPadUsedBytes <= kScratchOff, "pad layout overlaps the scratch");
 
 constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
+constexpr uint32_t kLayoutVersion = 1;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -42,6 +29,38 @@ struct Header {
   int32_t device;            // its ordinal in the allocating process (for messages)
   int32_t pid;
 };
+
+// The head of every rank's pad region. Peers in other processes read and write it at these
+// offsets, so it is the format between processes: a change of any member's place must change
+// kLayoutVersion (the asserts below hold the places of version 1).
+struct PadRegion {
+  // The ABI's public signal pad (symmem_signal_pad): slot [channel][rank], 0/1.
+  uint32_t signals[SYMMEM_SIGNAL_CHANNELS][SYMMEM_MAX_WORLD];
+  // Collectives: epochs written by peers, per launched block and sending rank.
+  uint32_t coll_flags[kMaxBlocks][kMaxCollWorld];
+  uint32_t reserved[kMaxBlocks];
+  // Local only: the first device-side timeout (or abort) wins this word and fills the error record.
+  uint32_t claim;
+  uint32_t claim_line[63];  // the claim alone in its 256 bytes: peers' flags never share its lines
+  // Barrier epochs (symmem_barrier / barrier_on_stream), [channel][arriving rank], written by peers.
+  uint32_t barrier_flags[SYMMEM_SIGNAL_CHANNELS][SYMMEM_MAX_WORLD];
+  Header header;  // written at alloc, read by peers at import
+};
+
+constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
+constexpr uint64_t kClaimOff = offsetof(PadRegion, claim);
+constexpr uint64_t kBarFlagsOff = offsetof(PadRegion, barrier_flags);
+constexpr uint64_t kHeaderOff = offsetof(PadRegion, header);
+constexpr uint64_t kScratchOff = 64 * 1024;
+
+static_assert(std::is_standard_layout_v<PadRegion>, "offsetof needs a standard-layout struct");
+static_assert(offsetof(PadRegion, signals) == 0, "symmem_signal_pad returns the start of the region");
+static_assert(sizeof(PadRegion::signals) == uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4,
+              "the public pad is SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 (symmem.h)");
+static_assert(kFlagsOff == 8192 && kClaimOff == 26624 && kBarFlagsOff == 26880 && kHeaderOff == 35072,
+              "layout version 1 places; moving a member means a new kLayoutVersion");
+static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
+static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
 
 // Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
 // word and fills this (status last); the host turns it into SYMMEM_ERR_TIMEOUT (or _ABORTED).
