@@ -68,6 +68,20 @@ symmem_status symmem_close_fd(int fd);
 /* 1 if this build contains the CUDA backend (nvcc was found at build time), else 0. */
 int symmem_built_with_cuda(void);
 
+/* ---- native tunables: the environment variables the library reads itself ---------------------
+ * Index 0 .. symmem_tunable_count() - 1. The strings are static; NULL for an index out of range.
+ * A backend checks its own tunables when it is opened (a bad value fails symmem_backend_open with
+ * the same one-line message symmem_tunable_check gives). */
+int symmem_tunable_count(void);
+const char* symmem_tunable_name(int index);
+/* "host" or "cuda" (the nccl backend runs the cuda kernels and reads the cuda tunables). */
+const char* symmem_tunable_backend(int index);
+/* What a value may be, in words, with the default. */
+const char* symmem_tunable_allowed(int index);
+/* SYMMEM_OK when the variable is unset, empty or valid; else SYMMEM_ERR_INVALID_ARGUMENT naming
+ * the variable, its value and what is allowed. */
+symmem_status symmem_tunable_check(int index);
+
 /* ---- abort: fail fast when a peer is known to be dead --------------------------------------
  * symmem_abort makes every native wait of this process, running or future, return
  * SYMMEM_ERR_ABORTED with "<what was waiting>: aborted: <reason>" instead of waiting for its

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/backend.h"
+#include "core/tunables.h"
 #include "core/validate.h"
 
 using namespace symmem;
@@ -13,10 +14,19 @@ symmem_status symmem_backend_open(const char* name, int device, symmem_backend**
     SYMMEM_REQUIRE_NOT_NULL(name);
     SYMMEM_REQUIRE_NOT_NULL(out);
     *out = nullptr;
-    if (std::strcmp(name, "host") == 0) return open_host_backend(out);  // device is ignored
-    if (std::strcmp(name, "cuda") == 0) return open_cuda_backend(device, out);
+    if (std::strcmp(name, "host") == 0) {
+      SYMMEM_TRY(check_tunables("host"));
+      return open_host_backend(out);  // device is ignored
+    }
+    if (std::strcmp(name, "cuda") == 0) {
+      SYMMEM_TRY(check_tunables("cuda"));
+      return open_cuda_backend(device, out);
+    }
     if (std::strcmp(name, "nvshmem") == 0) return open_nvshmem_backend(device, out);
-    if (std::strcmp(name, "nccl") == 0) return open_nccl_backend(device, out);
+    if (std::strcmp(name, "nccl") == 0) {
+      SYMMEM_TRY(check_tunables("cuda"));  // its buffers run the cuda kernels
+      return open_nccl_backend(device, out);
+    }
     return fail(SYMMEM_ERR_INVALID_ARGUMENT,
                 "backend name '%s' is unknown; the allowed names are \"host\", \"cuda\", "
                 "\"nvshmem\" and \"nccl\"", name);

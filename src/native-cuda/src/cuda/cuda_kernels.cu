@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "core/dispatch.h"
+#include "core/tunables.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -509,18 +510,6 @@ __global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_
 }
 
 // ---- launch helpers -----------------------------------------------------------------------------
-int env_int(const char* name, int dflt, int lo, int hi) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return dflt;
-  int x = std::atoi(v);
-  return x < lo ? lo : (x > hi ? hi : x);
-}
-uint64_t env_u64(const char* name, uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return dflt;
-  return std::strtoull(v, nullptr, 10);
-}
-
 // Launches kernel k, with programmatic dependent launch unless SYMMEM_CUDA_PDL=0 (or the launch
 // with the attribute is refused: then a plain launch).
 template <class... P, class... A>
@@ -667,14 +656,20 @@ cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* o
 
 }  // namespace
 
+static_assert(kTunableSpecs[static_cast<int>(Tunable::kCudaOneShotBlocks)].hi == kMaxBlocks &&
+                  kTunableSpecs[static_cast<int>(Tunable::kCudaTwoShotBlocks)].hi == kMaxBlocks,
+              "the block-count tunables stop at the most blocks the flags have room for");
+
 const Tuning& tuning() {
-  static const Tuning t{env_int("SYMMEM_CUDA_THREADS", 512, 64, 512),
-                        env_int("SYMMEM_CUDA_ONE_SHOT_BLOCKS", 132, 1, kMaxBlocks),
-                        env_int("SYMMEM_CUDA_TWO_SHOT_BLOCKS", 132, 1, kMaxBlocks),
-                        env_int("SYMMEM_CUDA_MIN_THREADS", 128, 32, 512),
-                        env_int("SYMMEM_CUDA_PDL", 1, 0, 1),
-                        env_u64("SYMMEM_CUDA_PUSH_MAX_BYTES", ~uint64_t{0}),
-                        env_int("SYMMEM_CUDA_UNROLL", 1, 1, 2)};
+  // symmem_backend_open checked these values (core/tunables.cpp holds their ranges and defaults).
+  auto get = [](Tunable t) { return static_cast<int>(tunable_value(t)); };
+  static const Tuning t{get(Tunable::kCudaThreads),
+                        get(Tunable::kCudaOneShotBlocks),
+                        get(Tunable::kCudaTwoShotBlocks),
+                        get(Tunable::kCudaMinThreads),
+                        get(Tunable::kCudaPdl),
+                        tunable_or(Tunable::kCudaPushMaxBytes, ~uint64_t{0}),
+                        get(Tunable::kCudaUnroll)};
   return t;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/abort.h"
 #include "core/status.h"
+#include "core/tunables.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -474,22 +475,18 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
 // 1 MiB and two-shot from 1 MiB; in place, two-shot at every size (one-shot in place was slower at
 // every measured size). SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
-  static const uint64_t min_two_shot = [] {
-    const char* v = std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES");
-    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : uint64_t{1} << 20;
-  }();
+  static const uint64_t min_two_shot = tunable_value(Tunable::kCudaTwoShotMinBytes);
+  static const bool min_two_shot_set = tunable_is_set(Tunable::kCudaTwoShotMinBytes);
   // In place, one-shot wins while its input fits the push scratch (one wait, no trailing barrier:
   // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
-  static const char* ip_env = std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES");
   const uint64_t push_capacity =
       pad_region_ > kScratchOff ? (pad_region_ - kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
-  const uint64_t min_two_shot_ip =
-      ip_env != nullptr && *ip_env != '\0' ? std::strtoull(ip_env, nullptr, 10) : push_capacity + 1;
+  const uint64_t min_two_shot_ip = tunable_or(Tunable::kCudaTwoShotIpMinBytes, push_capacity + 1);
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
   // 62 against 82 us at 64 MiB), so one-shot at every size there too.
-  const bool one_shot_always = !in_place && world_ <= 2 && std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES") == nullptr;
+  const bool one_shot_always = !in_place && world_ <= 2 && !min_two_shot_set;
   if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
   if (in_place && threshold > cuda::one_shot_in_place_max_bytes())

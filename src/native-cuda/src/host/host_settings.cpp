@@ -2,27 +2,14 @@
 
 #include <sched.h>
 
-#include <cerrno>
 #include <cstdlib>
 
 #include "core/status.h"
+#include "core/tunables.h"
 #include "core/validate.h"
 
 namespace symmem::host {
 namespace {
-
-constexpr int kMaxThreads = 1024;
-
-// A whole decimal number in [lo, hi], nothing else (no sign, unit or trailing text).
-bool parse_whole(const char* v, uint64_t lo, uint64_t hi, uint64_t* out) {
-  if (v[0] < '0' || v[0] > '9') return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v, &end, 10);
-  if (errno != 0 || *end != '\0' || x < lo || x > hi) return false;
-  *out = x;
-  return true;
-}
 
 // The launcher's (or torchrun's) view of this machine, used only when it is consistent.
 void read_local_ranks(HostSettings* s) {
@@ -46,33 +33,18 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-// A byte count from `name`, or `fallback` when unset or empty.
-symmem_status read_bytes(const char* name, uint64_t fallback, uint64_t* out) {
-  *out = fallback;
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return SYMMEM_OK;
-  if (!parse_whole(v, 0, UINT64_MAX, out))
-    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s='%s' is not a whole number of bytes", name, v);
-  return SYMMEM_OK;
-}
-
 }  // namespace
 
 symmem_status read_host_settings(HostSettings* out) {
   HostSettings s;
   uint64_t x;
-  if (const char* v = std::getenv("SYMMEM_HOST_THREADS"); v != nullptr && *v != '\0') {
-    if (!parse_whole(v, 1, kMaxThreads, &x))
-      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
-                  "SYMMEM_HOST_THREADS='%s' is not a whole number of threads per rank in 1..%d "
-                  "(unset: the CPUs this process may use divided by the local ranks)",
-                  v, kMaxThreads);
-    s.threads = static_cast<int>(x);
-  }
-  SYMMEM_TRY(read_bytes("SYMMEM_HOST_TWO_SHOT_MIN_BYTES", kDefaultTwoShotMinBytes,
-                        &s.two_shot_min_bytes));
-  SYMMEM_TRY(read_bytes("SYMMEM_HOST_PARALLEL_MIN_BYTES", kDefaultParallelMinBytes,
-                        &s.parallel_min_bytes));
+  bool set;
+  SYMMEM_TRY(read_tunable(Tunable::kHostThreads, &x, &set));
+  if (set) s.threads = static_cast<int>(x);
+  s.two_shot_min_bytes = tunable_default(Tunable::kHostTwoShotMinBytes);
+  SYMMEM_TRY(read_tunable(Tunable::kHostTwoShotMinBytes, &s.two_shot_min_bytes, &set));
+  s.parallel_min_bytes = tunable_default(Tunable::kHostParallelMinBytes);
+  SYMMEM_TRY(read_tunable(Tunable::kHostParallelMinBytes, &s.parallel_min_bytes, &set));
   read_local_ranks(&s);
   *out = s;
   return SYMMEM_OK;

@@ -1,5 +1,6 @@
 // What the host backend reads from the environment (once, when it is opened; a bad value fails
-// symmem_backend_open with one line naming the variable), and how a rank's threads are laid out
+// symmem_backend_open with one line naming the variable; ranges and measured defaults are in
+// core/tunables.h), and how a rank's threads are laid out
 // over the CPUs this process may use.
 #pragma once
 #include <cstdint>
@@ -22,11 +23,6 @@ struct HostSettings {
   int local_rank = -1, local_world = 0;  // LOCAL_RANK / LOCAL_WORLD_SIZE when both are valid
 };
 symmem_status read_host_settings(HostSettings* out);
-
-// The measured default of two_shot_min_bytes (docs/host-backend.md).
-constexpr uint64_t kDefaultTwoShotMinBytes = uint64_t{64} << 10;
-// The measured default of parallel_min_bytes (docs/host-backend.md).
-constexpr uint64_t kDefaultParallelMinBytes = uint64_t{4} << 20;
 
 struct ThreadPlan {
   int threads = 1;        // caller included

@@ -170,6 +170,17 @@ final class SymmemLibrary {
 
     static native int symmem_close_fd(int fd);
 
+    // native tunables
+    static native int symmem_tunable_count();
+
+    static native @Cast("const char*") BytePointer symmem_tunable_name(int index);
+
+    static native @Cast("const char*") BytePointer symmem_tunable_backend(int index);
+
+    static native @Cast("const char*") BytePointer symmem_tunable_allowed(int index);
+
+    static native int symmem_tunable_check(int index);
+
     // abort
     static native int symmem_abort(String reason);
 

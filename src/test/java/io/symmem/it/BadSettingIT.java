@@ -70,6 +70,19 @@ class BadSettingIT {
     }
 
     @Test
+    void configListsTheNativeTunablesAndNamesABadOne() throws Exception {
+        try (RankProcess p = RankProcess.startSeparatingStderr("config", Map.of("SYMMEM_CUDA_PDL", "2",
+                "SYMMEM_HOST_THREADS", "3"), "config")) {
+            assertThat(p.exitCode(60)).as(p.output() + p.errors()).isEqualTo(2);
+            assertThat(p.output()).containsPattern("SYMMEM_HOST_THREADS +3 +environment +a whole number in 1\\.\\.1024")
+                    .containsPattern("SYMMEM_HOST_TWO_SHOT_MIN_BYTES +\\(default\\) +native host default .*\\(unset: 65536\\)")
+                    .contains("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES")
+                    .contains("SYMMEM_CUDA_PDL='2' is not valid: a whole number in 0..1")
+                    .doesNotContain("configuration is valid");
+        }
+    }
+
+    @Test
     void aLivenessBoundOutOfRangeStopsARank() throws Exception {
         refused(Map.of("SYMMEM_TIMEOUT_LIVENESS", "100ms"),
                 "symmem: SYMMEM_TIMEOUT_LIVENESS=100ms is invalid: expected a duration from 300ms to 10m", "serve");

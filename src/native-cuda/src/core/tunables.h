@@ -1,0 +1,96 @@
+// The environment variables the native library reads itself, in one table: each with its range,
+// its default in words and what it changes. Backends read their values through read_tunable, and
+// the C ABI (symmem_tunable_*) lists the table so that `symmem config` shows and checks them with
+// the variables the Java side reads.
+#pragma once
+#include <cstdint>
+
+#include "core/abi.h"
+
+namespace symmem {
+
+enum class Tunable : int {
+  kHostThreads,
+  kHostTwoShotMinBytes,
+  kHostParallelMinBytes,
+  kCudaThreads,
+  kCudaOneShotBlocks,
+  kCudaTwoShotBlocks,
+  kCudaMinThreads,
+  kCudaPdl,
+  kCudaUnroll,
+  kCudaPushMaxBytes,
+  kCudaTwoShotMinBytes,
+  kCudaTwoShotIpMinBytes,
+  kCount
+};
+
+// A value whose default the backend works out (from the machine or the buffer) instead of a number.
+inline constexpr uint64_t kComputed = UINT64_MAX;
+inline constexpr uint64_t kUnbounded = UINT64_MAX;
+
+struct TunableSpec {
+  const char* name;
+  const char* backend;   // "host" or "cuda" (the nccl backend runs the cuda kernels)
+  uint64_t lo, hi;       // a value is a whole decimal number in [lo, hi]
+  uint64_t fallback;     // the value when unset, or kComputed
+  const char* meaning;   // what it changes; for kComputed also how the default is found
+};
+
+constexpr int kTunableCount = static_cast<int>(Tunable::kCount);
+
+// Index = Tunable value (asserted below). The cuda block ranges are the kernels' limits
+// (cuda/cuda_kernels.cu asserts that they agree with its constants).
+inline constexpr TunableSpec kTunableSpecs[] = {
+    {"SYMMEM_HOST_THREADS", "host", 1, 1024, kComputed,
+     "threads per rank, the caller included (unset: the CPUs this process may use divided by the "
+     "local ranks)"},
+    {"SYMMEM_HOST_TWO_SHOT_MIN_BYTES", "host", 0, kUnbounded, uint64_t{64} << 10,
+     "bytes: AUTO all-reduces of at least this size run two-shot"},
+    {"SYMMEM_HOST_PARALLEL_MIN_BYTES", "host", 0, kUnbounded, uint64_t{4} << 20,
+     "bytes: a step that reads at least this many bytes is shared with the rank's worker threads"},
+    {"SYMMEM_CUDA_THREADS", "cuda", 64, 512, 512, "threads per block of the collectives"},
+    {"SYMMEM_CUDA_ONE_SHOT_BLOCKS", "cuda", 1, 512, 132, "most blocks of a one-shot all-reduce"},
+    {"SYMMEM_CUDA_TWO_SHOT_BLOCKS", "cuda", 1, 512, 132,
+     "most blocks of two-shot, all-gather and reduce-scatter"},
+    {"SYMMEM_CUDA_MIN_THREADS", "cuda", 32, 512, 128,
+     "fewest threads per block when a one-shot grid spreads over more blocks"},
+    {"SYMMEM_CUDA_PDL", "cuda", 0, 1, 1, "1 launches with programmatic dependent launch, 0 without"},
+    {"SYMMEM_CUDA_UNROLL", "cuda", 1, 2, 1, "items per thread in two-shot"},
+    {"SYMMEM_CUDA_PUSH_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
+     "bytes: largest one-shot that pushes its input to the peers' scratch (unset: whatever fits "
+     "the scratch)"},
+    {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
+     "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset, world 1 and "
+     "2 run one-shot at every size)"},
+    {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
+     "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
+     "the push scratch's capacity)"},
+};
+static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
+              "one spec per Tunable, in order");
+
+constexpr const TunableSpec& tunable_spec(Tunable t) { return kTunableSpecs[static_cast<int>(t)]; }
+// The spec's default, for a tunable that has a number for it.
+constexpr uint64_t tunable_default(Tunable t) { return tunable_spec(t).fallback; }
+// Range, default and meaning in one line, as `symmem config` and the error messages show them.
+const char* tunable_allowed(Tunable t);
+
+
+// A whole decimal number in [lo, hi], nothing else (no sign, space, unit or trailing text).
+bool parse_whole(const char* v, uint64_t lo, uint64_t hi, uint64_t* out);
+
+// *is_set false (and *out untouched) when the variable is unset or empty; SYMMEM_ERR_INVALID_ARGUMENT
+// with one line naming the variable, its value and what is allowed when the value is not valid.
+symmem_status read_tunable(Tunable t, uint64_t* out, bool* is_set);
+// For readers that run after the backend was opened (the open checked every value of its backend
+// with check_tunables): the value, or `fallback` when unset.
+uint64_t tunable_or(Tunable t, uint64_t fallback);
+// Whether the variable holds a valid value (unset, empty or invalid: false).
+bool tunable_is_set(Tunable t);
+// The value, or the spec's default when unset (for tunables whose default is a number).
+inline uint64_t tunable_value(Tunable t) { return tunable_or(t, tunable_default(t)); }
+// The first invalid value among the tunables of `backend`, as read_tunable reports it.
+symmem_status check_tunables(const char* backend);
+
+}  // namespace symmem
