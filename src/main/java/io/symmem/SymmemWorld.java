@@ -1,6 +1,7 @@
 package io.symmem;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.mutiny.Uni;
 import io.symmem.config.SymmemConfig;
 import io.symmem.liveness.WorldFailure;
 import io.symmem.service.RankRuntime;
@@ -51,6 +52,7 @@ public final class SymmemWorld implements AutoCloseable {
 
     /** Joins (blocking); on failure releases what was taken and throws the reason. */
     static SymmemWorld join(SymmemConfig config) {
+        initMutinyOnce();
         Vertx vertx = Vertx.vertx();
         // No HTTP server here: peers see port 0 for this rank.
         WorldMember member = new WorldMember(config, vertx, new ObjectMapper(), 0, new WorldMember.Events() {
@@ -66,6 +68,15 @@ public final class SymmemWorld implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
+    }
+
+    /**
+     * Mutiny's first use sets up context propagation (SmallRye's ContextManagerProvider), which fails
+     * with "ContextManagerProvider already set" when two threads get there at once (two ranks of one
+     * JVM joining together): the first use happens here, one thread at a time.
+     */
+    private static synchronized void initMutinyOnce() {
+        Uni.createFrom().item(Boolean.TRUE).await().indefinitely();
     }
 
     public int rank() {
