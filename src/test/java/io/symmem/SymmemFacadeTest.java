@@ -45,8 +45,20 @@ class SymmemFacadeTest {
                 }));
             }
             List<String> out = new ArrayList<>();
-            for (Future<String> f : results) {
-                out.add(f.get(90, TimeUnit.SECONDS));
+            AssertionError failed = null;
+            for (int r = 0; r < results.size(); r++) {
+                try {
+                    out.add(results.get(r).get(90, TimeUnit.SECONDS));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // Every rank's failure, not only the first: one rank's error often explains another's.
+                    failed = failed == null ? new AssertionError("rank " + r + " failed", e.getCause()) : failed;
+                    if (failed.getCause() != e.getCause()) {
+                        failed.addSuppressed(new AssertionError("rank " + r + " failed", e.getCause()));
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
             }
             return out;
         } finally {

@@ -71,7 +71,17 @@ public final class WorldMember implements AutoCloseable {
      */
     private static final Duration FAILED_HOST_LINGER = Duration.ofSeconds(3);
 
-    /** What the owner of a member hears about (the service: metrics, readiness, world events). */
+    /**
+     * What the owner of a member hears about (the service: metrics, readiness, world events).
+     *
+     * <pre>{@code
+     * new WorldMember(config, vertx, json, 0, new WorldMember.Events() {
+     *     public void worldFailed(WorldFailure failure) {
+     *         System.err.println("world lost: " + failure.reason());
+     *     }
+     * });
+     * }</pre>
+     */
     public interface Events {
         /** This rank now serves the store (before it connects to it). */
         default void storeHosted(StoreServer server) {
