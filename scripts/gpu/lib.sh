@@ -15,3 +15,18 @@ symmem_runtime() {
 
 # wait_port PORT: until something listens on 127.0.0.1:PORT, for at most 20 s.
 wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# The steps table every run-*.sh prints last. note NAME RESULT adds a row (names padded to
+# STEP_WIDTH, default 62); step NAME TIMEOUT LOG cmd... runs cmd with a deadline, appends its output
+# to $OUT/LOG and records PASS or FAIL with the exit status. Needs OUT, and T0 (the script's start).
+declare -a SUMMARY
+elapsed() { echo $(( $(date +%s) - T0 )); }
+note() { SUMMARY+=("$(printf "%-${STEP_WIDTH:-62}s %s" "$1" "$2")"); }
+step() {
+  local name=$1 t=$2 log=$3; shift 3
+  echo "=== $name ($(elapsed) s)" | tee -a "$OUT/$log"
+  timeout "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
+  note "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")"
+  return $rc
+}
+

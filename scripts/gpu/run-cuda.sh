@@ -19,7 +19,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
-elapsed() { echo $(( $(date +%s) - T0 )); }
+STEP_WIDTH=58
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-cuda-build}
@@ -28,15 +28,6 @@ NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 WORLD=${WORLD:-$(( NGPU < 8 ? NGPU : 8 ))}
 # With 8 GPUs the native suite also runs world 8 on 8 GPUs; SYMMEM_TEST_WORLDS=... overrides.
 if (( NGPU >= 8 )); then export SYMMEM_TEST_WORLDS=${SYMMEM_TEST_WORLDS:-2,4,8}; fi
-declare -a SUMMARY
-note() { SUMMARY+=("$(printf '%-58s %s' "$1" "$2")"); }
-step() { # step NAME TIMEOUT LOG cmd...: runs with a deadline, appends to LOG, records PASS/FAIL
-  local name=$1 t=$2 log=$3; shift 3
-  echo "=== $name ($(elapsed) s)" | tee -a "$OUT/$log"
-  timeout "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
-  note "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")"
-  return $rc
-}
 
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  world: $WORLD"

@@ -15,20 +15,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
-elapsed() { echo $(( $(date +%s) - T0 )); }
 . scripts/gpu/lib.sh
 symmem_runtime
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 ROUNDS=${ROUNDS:-12}
-declare -a SUMMARY
-note() { SUMMARY+=("$(printf '%-62s %s' "$1" "$2")"); }
-step() { # step NAME TIMEOUT LOG cmd...
-  local name=$1 t=$2 log=$3; shift 3
-  echo "=== $name ($(elapsed) s)" | tee -a "$OUT/$log"
-  timeout "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
-  note "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")"
-  return $rc
-}
 { echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"; nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1; } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
 

@@ -31,20 +31,11 @@ unset SYMMEM_NCCL_LIBRARY
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
-elapsed() { echo $(( $(date +%s) - T0 )); }
+STEP_WIDTH=64
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-nccl-build}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
-declare -a SUMMARY
-note() { SUMMARY+=("$(printf '%-64s %s' "$1" "$2")"); }
-step() { # step NAME TIMEOUT LOG cmd...: runs with a deadline, appends to LOG, records PASS/FAIL
-  local name=$1 t=$2 log=$3; shift 3
-  echo "=== $name ($(elapsed) s)" | tee -a "$OUT/$log"
-  timeout "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
-  note "$name" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, $log)")"
-  return $rc
-}
 
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"

@@ -72,7 +72,9 @@ static int mismatch_rank(int rank) {
 
 static int overlap_rank(int rank, bool allow) {
   Names names(allow ? "cudaovl1" : "cudaovl0", 2);
+  // Set or cleared explicitly: the refusal case must not depend on the caller's environment.
   if (allow) setenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES", "1", 1);
+  else unsetenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
   CUDA_OK(cudaSetDevice(0));
   symmem_backend* be = nullptr;
   CHECK_OK(symmem_backend_open("cuda", 0, &be));

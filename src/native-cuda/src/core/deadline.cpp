@@ -33,6 +33,10 @@ void Backoff::pause() {
 #endif
   } else if (n_ < kYields) {
     sched_yield();
+  } else if (yield_for_ns_ > 0 && (yield_until_ns_ == 0 || now_ns() < yield_until_ns_)) {
+    if (yield_until_ns_ == 0) yield_until_ns_ = now_ns() + yield_for_ns_;
+    sched_yield();
+    return;  // n_ stays: the sleeps below start once the yielding time is over
   } else {
     // 1, 2, 4 ... 32 us, then stay at 50 us.
     unsigned step = n_ - kYields;

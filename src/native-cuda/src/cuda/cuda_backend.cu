@@ -31,26 +31,18 @@ namespace {
 
 // The cuda backend's buffer: one cuMemCreate per rank, shared with the peers as a POSIX fd, each
 // peer's mapped into this process at import.
-class CudaBuffer final : public DeviceBuffer {
+class CudaBuffer final : public FdSharedBuffer {
  public:
   static symmem_status create(int device, uint64_t size_bytes, symmem_buffer** out);
   ~CudaBuffer() override;
 
-  symmem_status export_fd(int* out_fd) override {
-    *out_fd = fd_;
-    return SYMMEM_OK;
-  }
-  symmem_status import(int rank, int world, const int* fds) override;
-
  private:
-  CudaBuffer() = default;
+  CudaBuffer() : FdSharedBuffer("fd") {}
 
   CUmemGenericAllocationHandle handle_ = 0;
   bool have_handle_ = false;
-  int fd_ = -1;
   CUdeviceptr own_va_ = 0;
   bool own_mapped_ = false;
-  FdPeers peers_;
 };
 
 symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer** out) {
@@ -94,23 +86,9 @@ symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer*
 
 CudaBuffer::~CudaBuffer() {
   quiesce();  // nothing may still run against these mappings
-  peers_.unmap_all();
   if (drv_ != nullptr && own_mapped_) drv_->MemUnmap(own_va_, total_);
   if (drv_ != nullptr && own_va_ != 0) drv_->MemAddressFree(own_va_, total_);
   if (have_handle_) drv_->MemRelease(handle_);
-  if (fd_ >= 0) close(fd_);
-}
-
-symmem_status CudaBuffer::import(int rank, int world, const int* fds) {
-  SYMMEM_TRY(set_device());
-  std::vector<CUdeviceptr> bases;
-  SYMMEM_TRY(peers_.map(drv_, device_, requested_, total_, rank, world, fds, &bases));
-  bases[rank] = own_va_;
-  symmem_status st = bind_peers(rank, world, bases, [&](int r) {
-    return "rank " + std::to_string(r) + "'s fd " + std::to_string(fds[r]);
-  });
-  if (st != SYMMEM_OK) peers_.unmap_all();
-  return st;
 }
 
 class CudaBackend final : public DeviceBackend {

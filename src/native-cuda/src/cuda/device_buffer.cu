@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 
 #include "core/abort.h"
 #include "core/status.h"
@@ -242,23 +243,65 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   return a;
 }
 
+namespace {
+
+// Streams made by symmem_stream_create and not yet destroyed. symmem_stream_destroy synchronizes a
+// stream before it leaves this set, so a stream that is not here any more has no work left.
+std::mutex g_streams_mutex;
+std::unordered_set<void*> g_streams;
+
+}  // namespace
+
+bool DeviceBuffer::stream_known(void* s) const {
+  if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
+  std::lock_guard<std::mutex> lock(g_streams_mutex);
+  return g_streams.count(s) != 0;
+}
+
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   if (!has_views()) {
-    last_launch_recorded_ = false;  // a whole buffer: its user orders its own streams, as before
+    last_order_ = Order::kNone;  // a whole buffer: its user orders its own streams, as before
     return launch();
   }
   auto stream = static_cast<cudaStream_t>(s);
-  if (last_launch_recorded_ && s != last_launch_stream_)
-    SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
-              "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+  if (last_order_ != Order::kNone && s != last_launch_stream_) {
+    if (last_order_ == Order::kRecorded) {
+      SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
+                "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+    } else {
+      // The last launch went to a stream symmem knows: mark its end only now that another stream
+      // comes (launches on one stream need no event). Held so it cannot be destroyed meanwhile; a
+      // stream destroyed since was synchronized first, so there is nothing to wait for.
+      std::lock_guard<std::mutex> lock(g_streams_mutex);
+      auto last = static_cast<cudaStream_t>(last_launch_stream_);
+      if (last == nullptr || last == stream_ || g_streams.count(last_launch_stream_) != 0) {
+        SYMMEM_TRY(ensure_order_event());
+        SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (segment order)");
+        SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
+                  "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+      }
+    }
+  }
+  const bool same_known_stream = s == last_launch_stream_ && last_order_ == Order::kLazy;
   SYMMEM_TRY(launch());
+  last_launch_stream_ = s;
+  if (same_known_stream) return SYMMEM_OK;
+  if (stream_known(s)) {
+    last_order_ = Order::kLazy;
+    return SYMMEM_OK;
+  }
+  // A stream symmem did not make may be destroyed without symmem knowing: record now.
+  SYMMEM_TRY(ensure_order_event());
+  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (segment order)");
+  last_order_ = Order::kRecorded;
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::ensure_order_event() {
   if (last_launch_ == nullptr)
     SYMMEM_RT(cudaEventCreateWithFlags(&last_launch_, cudaEventDisableTiming),
               "cudaEventCreateWithFlags (segment order)");
-  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (segment order)");
-  last_launch_stream_ = s;
-  last_launch_recorded_ = true;
   return SYMMEM_OK;
 }
 
@@ -508,6 +551,10 @@ symmem_status DeviceBackend::stream_create(void** out) {
   cudaStream_t s = nullptr;
   SYMMEM_RT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
             "symmem_stream_create: cudaStreamCreateWithFlags(device %d)", info_.device);
+  {
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    g_streams.insert(s);
+  }
   *out = s;
   return SYMMEM_OK;
 }
@@ -516,6 +563,11 @@ symmem_status DeviceBackend::stream_destroy(void* stream) {
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   auto s = static_cast<cudaStream_t>(stream);
   cudaError_t e = cudaStreamSynchronize(s);
+  {
+    // Synchronized first: a segment that finds the stream gone knows its work is done.
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    g_streams.erase(stream);
+  }
   cudaError_t d = cudaStreamDestroy(s);
   if (e != cudaSuccess) return fail_rt(e, "symmem_stream_destroy: cudaStreamSynchronize");
   if (d != cudaSuccess) return fail_rt(d, "symmem_stream_destroy: cudaStreamDestroy");

@@ -142,10 +142,15 @@ class DeviceBuffer : public symmem_buffer {
   // Epochs, counted on the host: every rank enqueues the same sequence of calls on a buffer.
   uint32_t coll_epoch_ = 0;
   uint32_t bar_epoch_[SYMMEM_SIGNAL_CHANNELS] = {};
-  // ordered(): an event recorded after the last launch while views were live, and its stream.
+  // ordered(): the stream of the last launch while views were live, and how its end is marked:
+  // kLazy = a stream symmem knows (the event is recorded only when another stream comes),
+  // kRecorded = last_launch_ was recorded right after it (a foreign stream).
+  enum class Order { kNone, kLazy, kRecorded };
+  symmem_status ensure_order_event();
+  bool stream_known(void* s) const;
   cudaEvent_t last_launch_ = nullptr;
   void* last_launch_stream_ = nullptr;
-  bool last_launch_recorded_ = false;
+  Order last_order_ = Order::kNone;
 };
 
 template <class Name>

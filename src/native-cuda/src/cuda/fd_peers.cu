@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 
 #include "core/status.h"
 
@@ -98,6 +99,23 @@ symmem_status export_allocation_fd(const Driver* d, CUdeviceptr allocation, cons
                        "without the POSIX fd handle type?)", origin);
   *out_fd = fd;
   return SYMMEM_OK;
+}
+
+FdSharedBuffer::~FdSharedBuffer() {
+  peers_.unmap_all();
+  if (fd_ >= 0) close(fd_);
+}
+
+symmem_status FdSharedBuffer::import(int rank, int world, const int* fds) {
+  SYMMEM_TRY(set_device());
+  std::vector<CUdeviceptr> bases;
+  SYMMEM_TRY(peers_.map(drv_, device_, requested_, total_, rank, world, fds, &bases));
+  bases[rank] = local_;
+  symmem_status st = bind_peers(rank, world, bases, [&](int r) {
+    return "rank " + std::to_string(r) + "'s " + fd_name_ + " " + std::to_string(fds[r]);
+  });
+  if (st != SYMMEM_OK) peers_.unmap_all();
+  return st;
 }
 
 }  // namespace symmem::cuda

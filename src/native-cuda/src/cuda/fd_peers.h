@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/abi.h"
+#include "cuda/device_buffer.h"
 #include "cuda/driver.h"
 
 namespace symmem::cuda {
@@ -45,5 +46,28 @@ class FdPeers {
 // says so, with `origin` naming who allocated it.
 symmem_status export_allocation_fd(const Driver* d, CUdeviceptr allocation, const char* origin,
                                    int* out_fd);
+
+// A GPU buffer whose own memory is one cuMem allocation shared with the peers as a POSIX fd: export
+// and import are the same whoever made the memory (CudaBuffer's cuMemCreate, NCCL's ncclMemAlloc).
+// A subclass sets fd_ when it creates the memory, and in its destructor quiesces, then frees that
+// memory; this class then unmaps the peers and closes the fd.
+class FdSharedBuffer : public DeviceBuffer {
+ public:
+  ~FdSharedBuffer() override;
+  symmem_status export_fd(int* out_fd) override {
+    *out_fd = fd_;
+    return SYMMEM_OK;
+  }
+  symmem_status import(int rank, int world, const int* fds) override;
+
+ protected:
+  // fd_name: how messages name a peer's fd ("fd", "ncclMemAlloc fd").
+  explicit FdSharedBuffer(const char* fd_name) : fd_name_(fd_name) {}
+  int fd_ = -1;
+
+ private:
+  const char* fd_name_;
+  FdPeers peers_;
+};
 
 }  // namespace symmem::cuda

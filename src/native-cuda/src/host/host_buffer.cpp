@@ -20,7 +20,8 @@ size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
-symmem_status HostBuffer::create(uint64_t size_bytes, symmem_buffer** out) {
+symmem_status HostBuffer::create(uint64_t size_bytes, std::shared_ptr<PoolHolder> pool,
+                                symmem_buffer** out) {
   const size_t page = page_size();
   // Refuse sizes whose rounding or mapping length would overflow size_t / off_t.
   if (size_bytes > (uint64_t{1} << 62))
@@ -28,6 +29,7 @@ symmem_status HostBuffer::create(uint64_t size_bytes, symmem_buffer** out) {
                 static_cast<unsigned long long>(size_bytes));
   HostBuffer* b = new HostBuffer();
   b->requested_ = size_bytes;
+  b->pool_ = std::move(pool);
   b->data_bytes_ = round_up(size_bytes, page);
   b->pad_bytes_ = round_up(kSignalPadBytes, page);
   // memfd: anonymous, shareable by fd, zero-filled (so signal pads start cleared), and it vanishes
@@ -68,6 +70,9 @@ symmem_status HostBuffer::export_fd(int* out_fd) {
 }
 
 symmem_status HostBuffer::import(int rank, int world, const int* fds) {
+  // The rank's threads start with the first imported buffer (now that rank and world are known),
+  // before anything is mapped: nothing to undo if that throws.
+  WorkerPool& workers = pool_->pool(rank, world);
   const size_t bytes = mapping_bytes();
   std::vector<void*> maps(world, nullptr);
   maps[rank] = local_;
@@ -107,6 +112,7 @@ symmem_status HostBuffer::import(int rank, int world, const int* fds) {
     }
     maps[r] = p;
   }
+  workers_ = &workers;
   maps_ = std::move(maps);
   rank_ = rank;
   world_ = world;

@@ -3,15 +3,19 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/backend.h"
+#include "host/host_reduce.h"
+#include "host/host_settings.h"
 
 namespace symmem::host {
 
 class HostBuffer final : public symmem_buffer {
  public:
-  static symmem_status create(uint64_t size_bytes, symmem_buffer** out);
+  static symmem_status create(uint64_t size_bytes, std::shared_ptr<PoolHolder> pool,
+                              symmem_buffer** out);
   ~HostBuffer() override;
 
   symmem_status export_fd(int* out_fd) override;
@@ -30,8 +34,10 @@ class HostBuffer final : public symmem_buffer {
   symmem_status all_reduce_sum_f32(uint64_t at, uint64_t count, float* out, int channel,
                                    int timeout_ms) override;
 
-  // ABI-1 additions, on the CPU: float32 only; `stream` is ignored; every call is synchronous.
-  // The collectives synchronise on an internal channel (kCollectiveChannel) past the public ones.
+  // ABI-1 additions, on the CPU (docs/host-backend.md): every dtype and op of the cuda backend,
+  // float32 accumulation; `stream` is ignored; every call is synchronous. The element work runs on
+  // the rank's worker threads (PoolHolder). The collectives synchronise on an internal channel
+  // (kCollectiveChannel) past the public ones.
   static constexpr int kCollectiveChannel = SYMMEM_SIGNAL_CHANNELS;
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
@@ -43,9 +49,21 @@ class HostBuffer final : public symmem_buffer {
   symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
                                void* stream, int timeout_ms) override;
   uint64_t one_shot_in_place_max_bytes() override { return requested_; }
+  int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
 
  private:
   HostBuffer() = default;
+  // The collectives' steps (host_coll.cpp), on the elements from data byte `at` on (0, or a
+  // view's offset). `what` names the call in messages.
+  symmem_status one_shot(uint64_t at, int channel, int dtype, int op, uint64_t count, void* out,
+                         int timeout_ms, const char* what);
+  symmem_status two_shot(uint64_t at, int dtype, int op, uint64_t count, void* out,
+                         int timeout_ms);
+  symmem_status sync(int channel, int timeout_ms, const char* what, const char* step);
+  // Runs the job on the rank's threads (alone when it is small); false once aborted.
+  bool run(ReduceJob& job);
+  bool run(CopyJob& job);
+
   void* base(int r) const { return r == SYMMEM_RANK_SELF ? local_ : maps_[r]; }
   uint32_t* pad(int r) const {
     return reinterpret_cast<uint32_t*>(static_cast<char*>(base(r)) + data_bytes_);
@@ -62,6 +80,11 @@ class HostBuffer final : public symmem_buffer {
   std::vector<void*> maps_;  // after import: maps_[r] is rank r's mapping, maps_[rank_] == local_
   int rank_ = SYMMEM_RANK_SELF;
   int world_ = 0;
+  std::shared_ptr<PoolHolder> pool_;
+  WorkerPool* workers_ = nullptr;  // pool_'s pool, from import on
+  // One-shot in place reduces here first (peers read the input until the second barrier); it
+  // grows to the largest size asked for and is then reused.
+  std::vector<char> scratch_;
 };
 
 }  // namespace symmem::host

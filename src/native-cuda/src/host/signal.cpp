@@ -40,8 +40,9 @@ bool progress(std::vector<PendingSlot>& v, Op op) {
 
 Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl) {
   // Puts and takes advance together: one slow peer never delays signalling the others, and a
-  // timeout can name every rank that is missing, not just the first.
-  Backoff backoff;
+  // timeout can name every rank that is missing, not just the first. Barriers of a collective are
+  // short waits: yield for up to 200 us before the back-off sleeps (see Backoff).
+  Backoff backoff(200000);
   for (;;) {
     bool moved = progress(puts, try_put);
     moved |= progress(takes, try_take);

@@ -1,7 +1,7 @@
 // The "nccl" backend: symmetric buffers in memory from ncclMemAlloc. The layout, kernels and
 // signals are the cuda backend's (cuda/device_buffer.h), so symmem's collectives run on this memory
 // exactly as on its own. ncclMemAlloc makes a cuMem allocation exportable as a POSIX fd; the peers
-// get that fd over symmem's channel and map it (cuda/fd_peers.h), as with the cuda backend.
+// get that fd over symmem's channel and map it (cuda/FdSharedBuffer), as with the cuda backend.
 //
 // Why not NCCL's device API for the peer addresses: on NCCL 2.28 (what PyTorch ships) peer pointers
 // of a window exist only as inline device functions of nccl_device.h reading NCCL's private window
@@ -25,10 +25,9 @@
 namespace symmem {
 namespace {
 
-using cuda::DeviceBuffer;
 using cuda::fail_rt;
 
-class NcclMemBuffer final : public DeviceBuffer {
+class NcclMemBuffer final : public cuda::FdSharedBuffer {
  public:
   static symmem_status create(const nccl::Api* a, int device, uint64_t size_bytes,
                               symmem_buffer** out) {
@@ -56,9 +55,7 @@ class NcclMemBuffer final : public DeviceBuffer {
   }
 
   ~NcclMemBuffer() override {
-    quiesce();
-    peers_.unmap_all();
-    if (fd_ >= 0) close(fd_);
+    quiesce();  // nothing may still run against this memory
     if (memory_ != nullptr) {
       cudaSetDevice(device_);
       api_->MemFree(memory_);
@@ -66,29 +63,10 @@ class NcclMemBuffer final : public DeviceBuffer {
     }
   }
 
-  symmem_status export_fd(int* out_fd) override {
-    *out_fd = fd_;
-    return SYMMEM_OK;
-  }
-
-  symmem_status import(int rank, int world, const int* fds) override {
-    SYMMEM_TRY(set_device());
-    std::vector<CUdeviceptr> bases;
-    SYMMEM_TRY(peers_.map(drv_, device_, requested_, total_, rank, world, fds, &bases));
-    bases[rank] = local_;
-    symmem_status st = bind_peers(rank, world, bases, [&](int r) {
-      return "rank " + std::to_string(r) + "'s ncclMemAlloc fd " + std::to_string(fds[r]);
-    });
-    if (st != SYMMEM_OK) peers_.unmap_all();
-    return st;
-  }
-
  private:
-  NcclMemBuffer() = default;
+  NcclMemBuffer() : FdSharedBuffer("ncclMemAlloc fd") {}
   const nccl::Api* api_ = nullptr;
   void* memory_ = nullptr;
-  int fd_ = -1;
-  cuda::FdPeers peers_;
 };
 
 class NcclBackend final : public cuda::DeviceBackend {

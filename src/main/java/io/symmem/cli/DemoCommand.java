@@ -20,7 +20,7 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--min-time-ms", defaultValue = "200", description = "Timed runs per size last at least this long (default ${DEFAULT-VALUE}).")
     int minTimeMs;
 
-    @Option(names = "--dtype", defaultValue = "fp32", description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}; the host backend supports fp32).")
+    @Option(names = "--dtype", defaultValue = "fp32", description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
     String dtype;
 
     @Option(names = "--algo", defaultValue = "auto", description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")

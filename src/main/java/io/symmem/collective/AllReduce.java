@@ -11,7 +11,7 @@ import java.time.Duration;
  * buffer; every rank gets the same reduction (peers are reduced in rank order).
  * <ul>
  * <li>{@link #run}: any dtype/op/algorithm, in place ({@code out == null}) or into a
- * {@link LocalBuffer}, enqueued on a stream (cuda) or synchronous (host: float32 only).</li>
+ * {@link LocalBuffer}, enqueued on a stream (cuda) or synchronous (host).</li>
  * <li>{@link #sumFloat32}: the first slice's call, a one-shot float32 sum into a host ByteBuffer;
  * works on both backends (on cuda through device scratch and a copy back).</li>
  * </ul>

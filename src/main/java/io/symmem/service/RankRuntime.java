@@ -65,6 +65,8 @@ public class RankRuntime {
     private volatile WorldMember member;
     /** Pools made by {@link #createPool}: shown in /v1/info and the metrics until closed. */
     private final List<SymmetricMemPool> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Numbers the pools' meters: never reused, so a new pool's meters are never an old pool's. */
+    private final java.util.concurrent.atomic.AtomicInteger poolNumbers = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Joins the world; returns at once, {@link #awaitReady} waits for the outcome. Idempotent. */
     public synchronized void start() {
@@ -170,7 +172,7 @@ public class RankRuntime {
         SymmetricMemPool pool = new SymmetricMemPool(a, group, SymmetricMemPool.fromSettings(p.segment(),
                 p.limit().orElse(0L), p.strict(), noSplit, config.timeout().rendezvous()));
         pools.add(pool);
-        poolMetrics.watch(pool, pools.size() - 1);
+        poolMetrics.watch(pool, poolNumbers.getAndIncrement());
         return pool;
     }
 
