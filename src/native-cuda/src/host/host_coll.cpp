@@ -133,7 +133,7 @@ symmem_status HostBuffer::two_shot(uint64_t at, int dtype, int op, uint64_t coun
     // peer has finished reading it (barrier 2 comes after every rank's reduction). The exchange
     // area is still read by the peers after barrier 2, but this rank writes it again only after
     // barrier 1 of its next collective on this buffer, which no peer reaches before it has
-    // finished copying from it. test_host_coll hammers this: back-to-back calls, inputs changed
+    // finished copying from it. test_host_backtoback hammers this: back-to-back calls, inputs changed
     // between them with no other synchronisation, every result checked on every rank.
     j.dst[0] = static_cast<char*>(out) + mine * es;
     j.dst[1] = exchange(rank_) + mine * es;
