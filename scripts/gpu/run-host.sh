@@ -7,12 +7,13 @@
 #   2. symmem launch -n 4 bench allreduce on the host backend (SYMMEM_BACKEND=host), fp32 sum,
 #      4 KiB … 64 MiB, one-shot / two-shot / auto, RUNS times (3)
 #   3. PyTorch Gloo, 4 processes, the same sizes, RUNS times (scripts/gpu/gloo_bench.py)
-#   4. if time is left: one thread per rank (SYMMEM_HOST_THREADS=1, what the worker pool brings), a
+#   4. if time is left and EXTRAS is not 0: one thread per rank (SYMMEM_HOST_THREADS=1, what the worker pool brings), a
 #      one-shot/two-shot sweep 64 KiB … 4 MiB (the crossover), and the bench's default bf16
 #   5. LAST: the table with ratios and the issue's targets (scripts/gpu/host_summary.py)
 # The machine has no Java: the runtime and the app come from scripts/gpu/pack.sh as
 # .gpu/symmem-gpu.tar.xz (carry that path). Files go to $OUT (5 of them).
 #   bash scripts/gpu/run-host.sh
+#   EXTRAS=0 bash scripts/gpu/run-host.sh     # steps 1-3 and 5 only (about a minute)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -23,6 +24,7 @@ WORK=$(mktemp -d /tmp/symmem-host-XXXXXX)
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
 RUNS=${RUNS:-3}
+EXTRAS=${EXTRAS:-1}
 SIZES=4KiB,64KiB,1MiB,16MiB,64MiB
 SIZE_BYTES=4096,65536,1048576,16777216,67108864
 # PyTorch lives in this venv on the GPU machine (as in run-nccl.sh); python3 on PATH otherwise.
@@ -77,16 +79,16 @@ step "PyTorch Gloo, 4 processes, fp32 sum, $RUNS runs" 240 gloo.log \
 cat "$WORK/gloo.jsonl" >> "$OUT/gloo.log" 2>/dev/null
 
 # 4. extras, while the time allows (a device command may run 10 minutes)
-if (( $(elapsed) < 330 )); then
+if [[ $EXTRAS != 0 ]] && (( $(elapsed) < 330 )); then
   step "symmem host, SYMMEM_HOST_THREADS=1 (no workers)" 120 host.log env SYMMEM_HOST_THREADS=1 \
     "${HOSTBENCH[@]}" --json "$WORK/host-threads1.json" --dtype fp32 --op sum --sizes $SIZES --algos auto
 fi
-if (( $(elapsed) < 400 )); then
+if [[ $EXTRAS != 0 ]] && (( $(elapsed) < 400 )); then
   step "symmem host, one-shot/two-shot sweep (crossover)" 120 host.log "${HOSTBENCH[@]}" \
     --json "$WORK/host-crossover.json" --dtype fp32 --op sum \
     --sizes 64KiB,128KiB,256KiB,512KiB,1MiB,2MiB,4MiB --algos one-shot,two-shot,auto
 fi
-if (( $(elapsed) < 450 )); then
+if [[ $EXTRAS != 0 ]] && (( $(elapsed) < 450 )); then
   step "symmem host, bench defaults (bf16 sum)" 90 host.log "${HOSTBENCH[@]}" \
     --json "$WORK/host-bf16.json" --sizes 4KiB,1MiB,64MiB
 fi

@@ -3,6 +3,10 @@
 // separate trials and both the best and the median trial are printed, so one trial that the
 // scheduler spoiled does not decide the comparison.
 //   symmem_host_bench [world=4] [trials=5] [sizes in bytes, comma-separated] [algos: one,two,auto]
+//                     [fresh]
+// fresh: every rank rewrites its input before each call (as a program that reduces new data each
+// time does; the time includes that write). Without it the inputs stay the same from call to call,
+// as in `symmem bench allreduce` and the Gloo bench, and may stay in the caches of every core.
 // Time per op = rank 0's elapsed time over N back-to-back calls / N (every call ends with a
 // barrier, so rank 0 cannot finish before the others); N = 256 MiB / size, within 5..1000.
 #include <algorithm>
@@ -25,13 +29,14 @@ int main(int argc, char** argv) {
   const std::vector<uint64_t> sizes =
       parse_list(argc > 3 ? argv[3] : "4096,65536,262144,1048576,4194304,16777216,67108864");
   const std::string algos = argc > 4 ? argv[4] : "one,two,auto";
+  const bool fresh = argc > 5 && std::string(argv[5]) == "fresh";
   std::vector<int> algo_ids;
   if (algos.find("one") != std::string::npos) algo_ids.push_back(SYMMEM_ALGO_ONE_SHOT);
   if (algos.find("two") != std::string::npos) algo_ids.push_back(SYMMEM_ALGO_TWO_SHOT);
   if (algos.find("auto") != std::string::npos) algo_ids.push_back(SYMMEM_ALGO_AUTO);
   const uint64_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
-  std::printf("symmem_host_bench: %d ranks, fp32 sum, out of place, %d trials; us per op (best / median)\n",
-              world, trials);
+  std::printf("symmem_host_bench: %d ranks, fp32 sum, out of place, %d trials%s; us per op (best / median)\n",
+              world, trials, fresh ? ", inputs rewritten before each call" : "");
   std::printf("%12s", "bytes");
   for (int a : algo_ids) std::printf(" %22s", a == 1 ? "one-shot" : a == 2 ? "two-shot" : "auto");
   std::printf("\n");
@@ -54,8 +59,10 @@ int main(int argc, char** argv) {
         for (int t = 0; t < trials; ++t) {
           CHECK_OK(symmem_barrier(b, 0, 60000));
           const auto t0 = std::chrono::steady_clock::now();
-          for (int i = 0; i < iters; ++i)
+          for (int i = 0; i < iters; ++i) {
+            if (fresh) std::fill_n(static_cast<float*>(symmem_buffer_ptr(b, rank)), count, float(i));
             CHECK_OK(symmem_all_reduce(b, symmem_algo(a), SYMMEM_FLOAT32, SYMMEM_SUM, count, out, nullptr, 60000));
+          }
           const std::chrono::duration<double, std::micro> dt = std::chrono::steady_clock::now() - t0;
           us.push_back(dt.count() / iters);
         }

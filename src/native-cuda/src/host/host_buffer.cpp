@@ -23,8 +23,8 @@ size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 symmem_status HostBuffer::create(uint64_t size_bytes, std::shared_ptr<PoolHolder> pool,
                                 symmem_buffer** out) {
   const size_t page = page_size();
-  // Refuse sizes whose rounding or mapping length would overflow size_t / off_t.
-  if (size_bytes > (uint64_t{1} << 62))
+  // Refuse sizes whose rounding or mapping length (twice the data) would overflow size_t / off_t.
+  if (size_bytes > (uint64_t{1} << 61))
     return fail(SYMMEM_ERR_INVALID_ARGUMENT, "size_bytes %llu is too large",
                 static_cast<unsigned long long>(size_bytes));
   HostBuffer* b = new HostBuffer();
@@ -102,7 +102,7 @@ symmem_status HostBuffer::import(int rank, int world, const int* fds) {
                     "rank %d's fd %d is not a symmem buffer (%lld bytes, smaller than a signal pad)",
                     r, fds[r], peer_total);
       return fail(SYMMEM_ERR_MISMATCH, "rank %d's buffer is %lld bytes, this rank's is %zu", r,
-                  peer_total - static_cast<long long>(pad_bytes_), data_bytes_);
+                  (peer_total - static_cast<long long>(pad_bytes_)) / 2, data_bytes_);
     }
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
     if (p == MAP_FAILED) {

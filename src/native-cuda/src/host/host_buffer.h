@@ -1,5 +1,8 @@
 // A symmetric buffer in shared host memory: one memfd per rank, every peer's memfd mapped in
-// every process. Layout of each memfd: [data, page-rounded][signal pad, page-rounded].
+// every process. Layout of each memfd: [data, page-rounded][signal pad, page-rounded][exchange,
+// as long as the data]. The exchange area is where out-of-place two-shot leaves the rank's reduced
+// slice for the peers (host_coll.cpp); pages of a memfd take memory only once written, so it costs
+// nothing until used and then at most the slices written (1/world of the largest all-reduce).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +12,7 @@
 #include "core/backend.h"
 #include "host/host_reduce.h"
 #include "host/host_settings.h"
+#include "host/signal.h"
 
 namespace symmem::host {
 
@@ -58,6 +62,11 @@ class HostBuffer final : public symmem_buffer {
   symmem_status two_shot(uint64_t at, int dtype, int op, uint64_t count, void* out,
                          int timeout_ms);
   symmem_status sync(int channel, int timeout_ms, const char* what, const char* step);
+  // The barrier of the internal channel (signal.h: arrive / wait_epochs).
+  symmem_status collective_barrier(int timeout_ms);
+  uint32_t* epoch_slot(int r) const { return slot(pad(r), kCollectiveChannel, r); }
+  // Rank r's exchange area.
+  char* exchange(int r) const { return static_cast<char*>(maps_[r]) + data_bytes_ + pad_bytes_; }
   // Runs the job on the rank's threads (alone when it is small); false once aborted.
   bool run(ReduceJob& job);
   bool run(CopyJob& job);
@@ -66,7 +75,7 @@ class HostBuffer final : public symmem_buffer {
   uint32_t* pad(int r) const {
     return reinterpret_cast<uint32_t*>(static_cast<char*>(base(r)) + data_bytes_);
   }
-  size_t mapping_bytes() const { return data_bytes_ + pad_bytes_; }
+  size_t mapping_bytes() const { return data_bytes_ + pad_bytes_ + data_bytes_; }
   // Rank r's data from byte `at` on (after import), where a collective's elements start.
   char* data_at(int r, uint64_t at) const { return static_cast<char*>(maps_[r]) + at; }
 
@@ -83,6 +92,7 @@ class HostBuffer final : public symmem_buffer {
   // One-shot in place reduces here first (peers read the input until the second barrier); it
   // grows to the largest size asked for and is then reused.
   std::vector<char> scratch_;
+  uint32_t epoch_ = 0;  // collective barriers reached on this buffer (collective_barrier)
 };
 
 }  // namespace symmem::host

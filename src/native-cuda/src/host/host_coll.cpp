@@ -4,7 +4,7 @@
 //
 // One-shot: barrier (inputs ready), each rank reduces all of every peer's input, barrier (peers
 // done reading). Two-shot: barrier, rank r reduces only slice r of every input and writes it where
-// the others can copy it, barrier, then (out of place) each rank copies the other slices, barrier.
+// the others can copy it, barrier, then (out of place) each rank copies the other slices.
 // Two-shot reads each input byte once in total instead of once per rank, so it wins once the data
 // no longer fits the caches; AUTO switches at HostSettings::two_shot_min_bytes (docs/host-backend.md).
 #include <algorithm>
@@ -65,7 +65,9 @@ bool HostBuffer::run(CopyJob& j) {
 }
 
 symmem_status HostBuffer::sync(int channel, int timeout_ms, const char* what, const char* step) {
-  if (symmem_status s = barrier(channel, timeout_ms); s != SYMMEM_OK) {
+  const symmem_status s =
+      channel == kCollectiveChannel ? collective_barrier(timeout_ms) : barrier(channel, timeout_ms);
+  if (s != SYMMEM_OK) {
     prefix_error((std::string(what) + " (" + step + "): ").c_str());
     return s;
   }
@@ -123,9 +125,18 @@ symmem_status HostBuffer::two_shot(uint64_t at, int dtype, int op, uint64_t coun
     for (int p = 0; p < world_; ++p) j.dst[p] = data_at(p, at) + mine * es;
     j.ndst = world_;
   } else {
-    // Out of place: into out, and into the own buffer where the peers copy it from.
+    // Out of place: into out, and into the own exchange area (slice p at the same offset as in
+    // the data) where the peers copy it from after barrier 2. The inputs stay as they were.
+    //
+    // Two barriers are enough, where the inputs themselves would need a third: once this call
+    // returns, the caller may overwrite its input, and may call again. The input is safe: every
+    // peer has finished reading it (barrier 2 comes after every rank's reduction). The exchange
+    // area is still read by the peers after barrier 2, but this rank writes it again only after
+    // barrier 1 of its next collective on this buffer, which no peer reaches before it has
+    // finished copying from it. test_host_backtoback hammers this: back-to-back calls, inputs changed
+    // between them with no other synchronisation, every result checked on every rank.
     j.dst[0] = static_cast<char*>(out) + mine * es;
-    j.dst[1] = data_at(rank_, at) + mine * es;
+    j.dst[1] = exchange(rank_) + mine * es;
     j.ndst = 2;
   }
   j.dtype = dtype;
@@ -138,13 +149,13 @@ symmem_status HostBuffer::two_shot(uint64_t at, int dtype, int op, uint64_t coun
   for (int k = 1; k < world_; ++k) {
     // Start after the own rank so that the ranks spread their reads over the owners.
     const int q = (rank_ + k) % world_;
-    c.src[c.segments] = data_at(q, at) + lo(q) * es;
+    c.src[c.segments] = exchange(q) + lo(q) * es;
     c.dst[c.segments] = static_cast<char*>(out) + lo(q) * es;
     c.bytes[c.segments] = (lo(q + 1) - lo(q)) * es;
     ++c.segments;
   }
   if (!run(c)) return fail_aborted(std::string(what) + " (copying the peers' slices)");
-  return sync(ch, timeout_ms, what, "barrier 3, waiting for peers to finish reading");
+  return SYMMEM_OK;
 }
 
 symmem_status HostBuffer::memset32(int r, uint64_t offset, uint32_t value, uint64_t count,

@@ -107,17 +107,56 @@ void store_fence(bool streaming) {
 #endif
 }
 
+// acc[i] = op over src[0][b + i] .. src[W-1][b + i], in that order, for i < n: one pass over the
+// inputs with the running value in a register (the same operations in the same order as
+// combining rank by rank through acc, so the same bits), instead of a load and a store of acc per
+// rank. W is the world, known at compile time so that the loop over the ranks unrolls and the loop
+// over the elements vectorises.
+template <class T, int OP, int W>
+void reduce_block(float* __restrict acc, const ReduceJob& j, size_t b, size_t n) {
+  using Raw = typename T::Raw;
+  const Raw* __restrict s[W];
+  for (int r = 0; r < W; ++r) s[r] = static_cast<const Raw*>(j.src[r]) + b;
+  for (size_t i = 0; i < n; ++i) {
+    float a = T::load(s[0][i]);
+    for (int r = 1; r < W; ++r) a = combine<OP>(a, T::load(s[r][i]));
+    acc[i] = a;
+  }
+}
+
+// Any world: rank by rank through acc.
+template <class T, int OP>
+void reduce_block_any(float* __restrict acc, const ReduceJob& j, size_t b, size_t n) {
+  using Raw = typename T::Raw;
+  widen<T>(acc, static_cast<const Raw*>(j.src[0]) + b, n);
+  for (int r = 1; r < j.world; ++r)
+    combine_into<T, OP>(acc, static_cast<const Raw*>(j.src[r]) + b, n);
+}
+
+template <class T, int OP>
+using BlockFn = void (*)(float* __restrict, const ReduceJob&, size_t, size_t);
+
+template <class T, int OP>
+BlockFn<T, OP> block_fn(int world) {
+  switch (world) {
+    case 2: return reduce_block<T, OP, 2>;
+    case 3: return reduce_block<T, OP, 3>;
+    case 4: return reduce_block<T, OP, 4>;
+    case 8: return reduce_block<T, OP, 8>;
+    default: return reduce_block_any<T, OP>;
+  }
+}
+
 template <class T, int OP>
 void reduce_range(const ReduceJob& j, size_t begin, size_t end) {
   using Raw = typename T::Raw;
   alignas(64) float acc[kBlock];
   alignas(64) Raw res[kBlock];
   const float world = static_cast<float>(j.world);
+  const BlockFn<T, OP> block = block_fn<T, OP>(j.world);
   for (size_t b = begin; b < end; b += kBlock) {
     const size_t n = std::min(kBlock, end - b);
-    widen<T>(acc, static_cast<const Raw*>(j.src[0]) + b, n);
-    for (int r = 1; r < j.world; ++r)
-      combine_into<T, OP>(acc, static_cast<const Raw*>(j.src[r]) + b, n);
+    block(acc, j, b, n);
     if constexpr (OP == SYMMEM_AVG)
       for (size_t i = 0; i < n; ++i) acc[i] = acc[i] / world;
     const void* out = acc;

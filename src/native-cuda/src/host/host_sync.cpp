@@ -1,5 +1,5 @@
-// HostBuffer's signals and barrier, on top of the protocol in signal.h.
-#include <algorithm>
+// HostBuffer's signals and barriers, on top of the protocols in signal.h. Nothing here allocates
+// unless a wait fails (the message).
 #include <string>
 
 #include "core/abort.h"
@@ -8,23 +8,11 @@
 #include "host/signal.h"
 
 namespace symmem::host {
-namespace {
-
-std::string rank_list(std::vector<PendingSlot> v) {
-  std::sort(v.begin(), v.end(), [](const PendingSlot& a, const PendingSlot& b) { return a.rank < b.rank; });
-  std::string s;
-  for (const PendingSlot& p : v) {
-    if (!s.empty()) s += ", ";
-    s += std::to_string(p.rank);
-  }
-  return s;
-}
-
-}  // namespace
 
 symmem_status HostBuffer::put_signal(int peer, int channel, int timeout_ms) {
   Deadline dl(timeout_ms);
-  std::vector<PendingSlot> puts{{peer, slot(pad(peer), channel, rank_)}}, takes;
+  PendingSet puts, takes;
+  puts.add(peer, slot(pad(peer), channel, rank_));
   Driven d = drive(puts, takes, dl);
   if (d == Driven::done) return SYMMEM_OK;
   if (d == Driven::aborted)
@@ -38,7 +26,8 @@ symmem_status HostBuffer::put_signal(int peer, int channel, int timeout_ms) {
 
 symmem_status HostBuffer::wait_signal(int peer, int channel, int timeout_ms) {
   Deadline dl(timeout_ms);
-  std::vector<PendingSlot> puts, takes{{peer, slot(pad(rank_), channel, peer)}};
+  PendingSet puts, takes;
+  takes.add(peer, slot(pad(rank_), channel, peer));
   Driven d = drive(puts, takes, dl);
   if (d == Driven::done) return SYMMEM_OK;
   if (d == Driven::aborted)
@@ -51,11 +40,11 @@ symmem_status HostBuffer::wait_signal(int peer, int channel, int timeout_ms) {
 
 symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
   Deadline dl(timeout_ms);
-  std::vector<PendingSlot> puts, takes;
+  PendingSet puts, takes;
   for (int r = 0; r < world_; ++r) {
     if (r == rank_) continue;
-    puts.push_back({r, slot(pad(r), channel, rank_)});    // "I have arrived", on r's pad
-    takes.push_back({r, slot(pad(rank_), channel, r)});   // "r has arrived", on my pad
+    puts.add(r, slot(pad(r), channel, rank_));    // "I have arrived", on r's pad
+    takes.add(r, slot(pad(rank_), channel, r));   // "r has arrived", on my pad
   }
   Driven d = drive(puts, takes, dl);
   if (d == Driven::done) return SYMMEM_OK;
@@ -71,6 +60,21 @@ symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
     msg += (takes.empty() ? "; " : "; also ") + std::string("rank(s) ") + rank_list(puts) +
            " did not consume this rank's previous signal";
   return fail(SYMMEM_ERR_TIMEOUT, "%s", msg.c_str());
+}
+
+symmem_status HostBuffer::collective_barrier(int timeout_ms) {
+  Deadline dl(timeout_ms);
+  const uint32_t epoch = ++epoch_;
+  PendingSet waiting;
+  for (int r = 0; r < world_; ++r)
+    if (r != rank_) waiting.add(r, epoch_slot(r));
+  arrive(epoch_slot(rank_), epoch);
+  Driven d = wait_epochs(waiting, epoch, dl);
+  if (d == Driven::done) return SYMMEM_OK;
+  const std::string what = "barrier(channel " + std::to_string(kCollectiveChannel) + ")";
+  if (d == Driven::aborted) return fail_aborted(what + " waiting for rank(s) " + rank_list(waiting));
+  return fail(SYMMEM_ERR_TIMEOUT, "%s: timed out after %d ms waiting for rank(s) %s", what.c_str(),
+              timeout_ms, rank_list(waiting).c_str());
 }
 
 }  // namespace symmem::host

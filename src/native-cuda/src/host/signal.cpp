@@ -1,5 +1,7 @@
 #include "host/signal.h"
 
+#include <algorithm>
+
 #include "core/abort.h"
 
 namespace symmem::host {
@@ -22,12 +24,11 @@ namespace {
 
 // Removes the entries whose operation succeeds now; true if any did.
 template <class Op>
-bool progress(std::vector<PendingSlot>& v, Op op) {
+bool progress(PendingSet& set, Op op) {
   bool any = false;
-  for (size_t i = 0; i < v.size();) {
-    if (op(v[i].slot)) {
-      v[i] = v.back();
-      v.pop_back();
+  for (int i = 0; i < set.n;) {
+    if (op(set.v[i].slot)) {
+      set.v[i] = set.v[--set.n];
       any = true;
     } else {
       ++i;
@@ -38,7 +39,19 @@ bool progress(std::vector<PendingSlot>& v, Op op) {
 
 }  // namespace
 
-Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl) {
+std::string rank_list(const PendingSet& set) {
+  int ranks[SYMMEM_MAX_WORLD];
+  for (int i = 0; i < set.n; ++i) ranks[i] = set.v[i].rank;
+  std::sort(ranks, ranks + set.n);
+  std::string s;
+  for (int i = 0; i < set.n; ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(ranks[i]);
+  }
+  return s;
+}
+
+Driven drive(PendingSet& puts, PendingSet& takes, const Deadline& dl) {
   // Puts and takes advance together: one slow peer never delays signalling the others, and a
   // timeout can name every rank that is missing, not just the first. Barriers of a collective are
   // short waits: yield for up to 200 us before the back-off sleeps (see Backoff).
@@ -47,6 +60,26 @@ Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, co
     bool moved = progress(puts, try_put);
     moved |= progress(takes, try_take);
     if (puts.empty() && takes.empty()) return Driven::done;
+    if (moved) {
+      backoff.reset();
+      continue;
+    }
+    if (aborted()) return Driven::aborted;
+    if (dl.expired()) return Driven::timed_out;
+    backoff.pause();
+  }
+}
+
+void arrive(uint32_t* own_slot, uint32_t epoch) { __atomic_store_n(own_slot, epoch, __ATOMIC_RELEASE); }
+
+Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl) {
+  auto reached = [epoch](uint32_t* s) {
+    return static_cast<int32_t>(__atomic_load_n(s, __ATOMIC_ACQUIRE) - epoch) >= 0;
+  };
+  Backoff backoff(200000);  // as in drive()
+  for (;;) {
+    const bool moved = progress(waiting, reached);
+    if (waiting.empty()) return Driven::done;
     if (moved) {
       backoff.reset();
       continue;

@@ -4,7 +4,7 @@
 // lost or merged; a receiver waits for 1 and resets it to 0.
 #pragma once
 #include <cstdint>
-#include <vector>
+#include <string>
 
 #include "core/abi.h"
 #include "core/deadline.h"
@@ -28,7 +28,30 @@ struct PendingSlot {
   int rank;
   uint32_t* slot;
 };
+// At most one entry per rank; fixed size, so that a barrier allocates nothing.
+struct PendingSet {
+  PendingSlot v[SYMMEM_MAX_WORLD];
+  int n = 0;
+  void add(int rank, uint32_t* s) { v[n++] = {rank, s}; }
+  bool empty() const { return n == 0; }
+};
 enum class Driven { done, timed_out, aborted };
-Driven drive(std::vector<PendingSlot>& puts, std::vector<PendingSlot>& takes, const Deadline& dl);
+Driven drive(PendingSet& puts, PendingSet& takes, const Deadline& dl);
+
+// The collectives' barrier (the internal channel): every rank counts the collective barriers it has
+// reached on a buffer and publishes the count (its epoch) in its own slot, which only it writes;
+// barrier e is passed once every peer's slot shows e or more. A store per arrival and a read per
+// peer: no read-modify-write, and no cache line written by two ranks (the put/take protocol above
+// has every peer swap a slot in the one line of the pad that holds the channel). No rank gets more
+// than one barrier ahead of another (it cannot pass e + 1 before every peer has reached it), so
+// "e or more" never confuses two barriers, and the counts may wrap.
+// arrive: publishes `epoch` with release (what this rank wrote before is visible to a peer that
+// sees it). wait_epochs: waits, until the deadline or symmem_abort, for every slot in `waiting` to
+// reach `epoch` (acquire); on return `waiting` holds the ranks still missing.
+void arrive(uint32_t* own_slot, uint32_t epoch);
+Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl);
+
+// The ranks of `set`, ascending, as "1, 2" (for messages).
+std::string rank_list(const PendingSet& set);
 
 }  // namespace symmem::host

@@ -1,42 +1,24 @@
 package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.smallrye.mutiny.Uni;
-import io.symmem.config.Backend;
-import io.symmem.config.InvalidConfigurationException;
-import io.symmem.config.StoreHost;
 import io.symmem.config.SymmemConfig;
-import io.symmem.config.SymmemConfigValidator;
-import io.symmem.liveness.GuardedStore;
 import io.symmem.liveness.Liveness;
-import io.symmem.liveness.LivenessAgent;
 import io.symmem.liveness.WorldFailure;
-import io.symmem.memory.HostIdentity;
 import io.symmem.memory.PoolFigures;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.memory.SymmetricMemPool;
 import io.symmem.nativ.NativeBackend;
-import io.symmem.nativ.NativeCore;
-import io.symmem.nccl.Nccl;
 import io.symmem.nccl.NcclGroups;
-import io.symmem.nccl.NcclVersion;
-import io.symmem.store.EventBusStore;
-import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
-import io.symmem.store.StoreEventBusService;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreServer;
-import io.symmem.store.TcpStoreClient;
-import io.symmem.store.SideConnections;
-import io.symmem.store.SideConnectionStore;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,11 +28,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * One rank of the world: hosts the store (rank 0), connects to it, opens the native backend and
- * performs the world rendezvous. Inside the rank every component reaches the store through the
- * event bus ({@link EventBusStore} to address {@code symmem.store}); the rank serves that address from
- * the server's in-process {@link io.symmem.store.LocalStore} on rank 0 and, on the other ranks, from one
- * pipelined {@link TcpStoreClient}, its waits and ADDs on side connections ({@link SideConnectionStore}).
+ * One rank of the world as the service runs it: joins through a {@link WorldMember} (store hosting,
+ * liveness, backend, world rendezvous) on a thread of its own, and adds what the service shows of it:
+ * the rank's state for readiness, store and pool metrics, and world events on the event bus.
  * Started by the rank commands (serve, demo), not by every process,
  * so that the launcher and the config command never touch the store or the device.
  */
@@ -58,11 +38,6 @@ import org.jboss.logging.Logger;
 public class RankRuntime {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class);
     public static final String WORLD = "world";
-    private static final String LEFT_PREFIX = "symmem/world/left/";
-    /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
-    static final String JOINS_KEY = "symmem/world/joins";
-    /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's, the world's, liveness'. */
-    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/", "symmem/live/");
 
     /** Address on the event bus where this rank publishes world events (JSON: type, ranks, reason, at). */
     public static final String WORLD_EVENTS = "symmem.world.events";
@@ -86,23 +61,8 @@ public class RankRuntime {
     private volatile State state = State.NOT_STARTED;
     private volatile String error;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
-    private volatile StoreServer server;
-    /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP clients (shared + waits). */
-    private Store storeBackend;
-    private StoreEventBusService storeService;
-    private volatile Store store;
-    /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself: the rank's own keys go here. */
-    private volatile Store runStore;
-    private NativeBackend backend;
-    private volatile NvshmemStartup nvshmem;
-    private volatile NcclGroups ncclGroups;
-    private StoreExchange world;
-    private SymmetricAllocator allocator;
-    private volatile List<PeerInfo> peers = List.of();
-    private volatile Liveness liveness;
-    private LivenessAgent livenessAgent;
-    /** The liveness connections of a rank that does not host the store (closed at stop). */
-    private final List<Store> livenessConnections = new ArrayList<>();
+    /** How this rank joins, holds and leaves its world; null until started. */
+    private volatile WorldMember member;
     /** Pools made by {@link #createPool}: shown in /v1/info and the metrics until closed. */
     private final List<SymmetricMemPool> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Numbers the pools' meters: never reused, so a new pool's meters are never an old pool's. */
@@ -114,6 +74,17 @@ public class RankRuntime {
             return;
         }
         state = State.JOINING;
+        member = new WorldMember(config, vertx, json, httpPort, new WorldMember.Events() {
+            @Override
+            public void storeHosted(StoreServer server) {
+                storeMetrics.watch(server);
+            }
+
+            @Override
+            public void worldFailed(WorldFailure failure) {
+                RankRuntime.this.worldFailed(failure);
+            }
+        });
         Thread joiner = new Thread(this::join, "symmem-world-rendezvous");
         joiner.setDaemon(true);
         joiner.start();
@@ -132,7 +103,8 @@ public class RankRuntime {
     }
 
     public List<PeerInfo> peers() {
-        return peers;
+        WorldMember m = member;
+        return m == null ? List.of() : m.peers();
     }
 
     /** Blocks until the world rendezvous has succeeded, or throws its failure. */
@@ -151,19 +123,23 @@ public class RankRuntime {
 
     /** This rank's view of its world's health; null before the rank reached the store. */
     public Liveness liveness() {
-        return liveness;
+        WorldMember m = member;
+        return m == null ? null : m.liveness();
     }
 
     public NativeBackend backend() {
-        return backend;
+        WorldMember m = member;
+        return m == null ? null : m.backend();
     }
 
     public StoreExchange world() {
-        return world;
+        WorldMember m = member;
+        return m == null ? null : m.world();
     }
 
     public SymmetricAllocator allocator() {
-        return allocator;
+        WorldMember m = member;
+        return m == null ? null : m.allocator();
     }
 
     public String storeAddress() {
@@ -172,12 +148,14 @@ public class RankRuntime {
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */
     public Store store() {
-        return store;
+        WorldMember m = member;
+        return m == null ? null : m.store();
     }
 
     /** The store server when this rank hosts it (rank 0, once started); null otherwise. */
     public StoreServer storeServer() {
-        return server;
+        WorldMember m = member;
+        return m == null ? null : m.storeServer();
     }
 
     /**
@@ -186,7 +164,7 @@ public class RankRuntime {
      * as symmem_pool_* metrics. {@code noSplit}: PyTorch's no_split.
      */
     public SymmetricMemPool createPool(StoreExchange group, boolean noSplit) {
-        SymmetricAllocator a = allocator;
+        SymmetricAllocator a = allocator();
         if (a == null) {
             throw new IllegalStateException("the rank has not joined its world yet (state " + state + ")");
         }
@@ -206,103 +184,30 @@ public class RankRuntime {
 
     /** A new exchange for a group of this world (its own key scope and rounds). */
     public StoreExchange exchange(String group, int rank, int worldSize) {
-        return new StoreExchange(runStore, group, rank, worldSize);
+        WorldMember m = member;
+        if (m == null || m.runStore() == null) {
+            throw new IllegalStateException("rank " + config.rank() + " has not reached the store yet (state " + state + ")");
+        }
+        return m.exchange(group, rank, worldSize);
     }
 
     private void join() {
         try {
-            List<String> problems = SymmemConfigValidator.problems(config);
-            if (!problems.isEmpty()) {
-                throw new InvalidConfigurationException(problems);
-            }
-            Duration storeTimeout = config.timeout().store();
-            if (config.store().host().hostedBy(config.rank())) {
-                server = new StoreServer(vertx, storeLimits());
-                server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
-                LOG.infof("rank 0 hosts the store at %s", storeAddress());
-                storeMetrics.watch(server);
-            }
-            liveness = new Liveness(config.rank());
-            liveness.whenFailed(this::worldFailed);
-            connectStore(storeTimeout);
-            runStore = runScoped(store);
-            checkFirstJoin(storeTimeout);
-            startLiveness(storeTimeout);
-            world = new StoreExchange(runStore, WORLD, config.rank(), config.worldSize());
-            if (config.backend() == Backend.AUTO) {
-                peers = joinAuto(config.timeout().rendezvous());
-            } else if (config.backend() == Backend.NVSHMEM) {
-                peers = joinNvshmem(config.timeout().rendezvous());
-            } else if (config.backend() == Backend.NCCL) {
-                peers = joinNccl(config.timeout().rendezvous());
-            } else {
-                backend = BackendSelector.openExplicit(config.backend(), config.effectiveLocalRank(),
-                        config.allowOverlappingDevices());
-                peers = rendezvous(mine(backend.name(), backend.device(), backend.deviceName(), NativeCore.cudaDeviceCount()),
-                        config.timeout().rendezvous());
-            }
-            allocator = new SymmetricAllocator(backend, config.timeout().barrier(),
-                    nvshmem == null ? null : nvshmem.world(), ncclGroups);
-            livenessAgent.startMonitoring();
+            member.join();
             state = State.READY;
-            LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
-                    backend.name(), backend.deviceName());
             ready.complete(null);
         } catch (RuntimeException | IOException e) {
             error = e.getMessage();
             state = State.FAILED;
-            if (livenessAgent != null) {
-                livenessAgent.close();
-            }
-            LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
             ready.completeExceptionally(e instanceof RuntimeException re ? re : new IllegalStateException(e));
         }
     }
 
-    /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself. */
-    private Store runScoped(Store base) {
-        return config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, base)).orElse(base);
-    }
-
     /**
-     * Liveness runs on connections of its own: one holds the member key, the departure WAIT and the
-     * beats; the other the monitor's reads. On the hosting rank both are the in-process store.
-     */
-    private void startLiveness(Duration storeTimeout) {
-        boolean hostedByRank0 = config.store().host() == StoreHost.RANK0;
-        Store events;
-        Store probe;
-        TcpStoreClient eventsClient = null;
-        if (server != null) {
-            events = runScoped(server.localStore());
-            probe = events;
-        } else {
-            eventsClient = connectTcp(storeTimeout);
-            livenessConnections.add(eventsClient);
-            Store probeClient = connectTcp(storeTimeout);
-            livenessConnections.add(probeClient);
-            events = runScoped(eventsClient);
-            probe = runScoped(probeClient);
-        }
-        livenessAgent = new LivenessAgent(liveness, events, probe, config.worldSize(), config.timeout().liveness(),
-                storeAddress(), hostedByRank0);
-        if (eventsClient != null) {
-            eventsClient.whenConnectionLost(livenessAgent::connectionLost);
-        }
-        livenessAgent.start(storeTimeout);
-    }
-
-    /**
-     * The world can no longer work: every wait is cut short (store waits through the guarded store,
-     * native waits and kernels through the native core's abort), readiness goes down, and the event is
-     * published for whoever listens (the service's world events).
+     * The world can no longer work (the member has aborted the native waits already): readiness goes
+     * down, and the event is published for whoever listens (the service's world events).
      */
     private void worldFailed(WorldFailure failure) {
-        try {
-            NativeCore.abort(failure.reason());
-        } catch (RuntimeException e) {
-            LOG.warnf("could not abort the native waits: %s", e.getMessage());
-        }
         if (state == State.READY || state == State.JOINING) {
             error = failure.reason();
             state = state == State.READY ? State.LOST : State.FAILED;
@@ -317,161 +222,21 @@ public class RankRuntime {
         }
     }
 
-    /**
-     * A store that outlives a run (a `symmem store` sidecar, a TCPStore) still holds the previous run's
-     * world keys; joining on top of them would pair this rank with ranks that are gone. Every rank counts
-     * itself in; a count above the world size means this run's keys were used before.
-     */
-    private void checkFirstJoin(Duration storeTimeout) {
-        long joins = runStore.add(JOINS_KEY, 1).await().atMost(storeTimeout.plusSeconds(5));
-        if (joins > config.worldSize()) {
-            throw new IllegalStateException("the store at " + storeAddress() + " has seen " + joins + " world joins for "
-                    + config.worldSize() + " ranks" + config.runId().map(id -> " under SYMMEM_RUN_ID=" + id).orElse("")
-                    + ": it holds the keys of an earlier run. Give every run its own SYMMEM_RUN_ID when the store outlives runs"
-                    + " (SYMMEM_STORE_HOST=" + config.store().host().id() + "), or restart the store");
-        }
-    }
-
-    private StoreLimits storeLimits() {
-        return storeLimits(config);
-    }
-
     /** The store limits the configuration asks for (SYMMEM_STORE_MAX_*): a rank's, and `symmem store`'s. */
     public static StoreLimits storeLimits(SymmemConfig config) {
-        return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
-    }
-
-    /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
-    private void connectStore(Duration storeTimeout) {
-        if (server != null) {
-            storeBackend = server.localStore();
-        } else {
-            // A wait holds its connection until answered, and an ADD on a non-integer value costs it: on
-            // the shared one either would hold up or fail every other request of the rank (HTTP callers'
-            // included), so they run on side connections.
-            storeBackend = new SideConnectionStore(connectTcp(storeTimeout), new SideConnections(() -> connectTcpAsync(storeTimeout)));
-        }
-        storeService = new StoreEventBusService(vertx, storeBackend);
-        storeService.register().await().atMost(storeTimeout);
-        EventBusStore viaBus = new EventBusStore(vertx, storeAddress(), storeTimeout);
-        viaBus.ping().await().atMost(storeTimeout.plusSeconds(5));
-        store = new GuardedStore(viaBus, liveness);
-    }
-
-    /** A new connection to the store at MASTER_ADDR:MASTER_PORT, as SYMMEM_STORE_HOST says to talk to it. */
-    private TcpStoreClient connectTcp(Duration storeTimeout) {
-        return connectTcpAsync(storeTimeout).await().atMost(storeTimeout.plusSeconds(5));
-    }
-
-    private Uni<TcpStoreClient> connectTcpAsync(Duration storeTimeout) {
-        // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
-        // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
-        TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
-                ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
-        return TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                options.withLimits(storeLimits()));
-    }
-
-    /**
-     * SYMMEM_BACKEND=nvshmem: NVSHMEM is loaded (or the rank stops, listing where it looked) before the
-     * world rendezvous, then joined by unique id through the store, then the backend opened on it.
-     */
-    private List<PeerInfo> joinNvshmem(Duration timeout) throws IOException {
-        int device = BackendSelector.explicitDevice(Backend.NVSHMEM, config.effectiveLocalRank(),
-                config.allowOverlappingDevices());
-        NvshmemStartup startup = NvshmemStartup.load(System.getenv());
-        List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, BackendSelector.deviceName(device),
-                NativeCore.cudaDeviceCount()), timeout);
-        startup.join(name -> new StoreExchange(runStore, name, config.rank(), config.worldSize()), config.rank(),
-                config.worldSize(), device, NvshmemStartup.sharedGpus(gathered), timeout);
-        nvshmem = startup;
-        backend = new NativeBackend("nvshmem", device);
-        return gathered;
-    }
-
-    /**
-     * SYMMEM_BACKEND=nccl: NCCL is loaded and checked for symmetric windows (2.27+) before the world
-     * rendezvous (a rank without it stops, saying where it looked), then the world's communicator is
-     * made through the store and the backend opened; every buffer becomes a window of its group's
-     * communicator.
-     */
-    private List<PeerInfo> joinNccl(Duration timeout) throws IOException {
-        int device = BackendSelector.ncclDevice(config.effectiveLocalRank(), config.allowOverlappingDevices());
-        NcclVersion version;
-        try {
-            version = Nccl.load();
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nccl: " + e.getMessage(), e);
-        }
-        if (!version.atLeast(2, 27)) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nccl: NCCL " + version + " from " + Nccl.libraryPath()
-                    + " has no symmetric windows (ncclCommWindowRegister needs 2.27 or later); set SYMMEM_NCCL_LIBRARY "
-                    + "to a newer libnccl.so.2");
-        }
-        List<PeerInfo> gathered = rendezvous(mine(Backend.NCCL.id(), device, BackendSelector.deviceName(device),
-                NativeCore.cudaDeviceCount()), timeout);
-        NcclGroups groups = new NcclGroups(device, config.timeout().collective());
-        groups.communicator(world, timeout);
-        ncclGroups = groups;
-        backend = new NativeBackend("nccl", device);
-        LOG.infof("NCCL %s from %s: world communicator ready on device %d", version, Nccl.libraryPath(), device);
-        return gathered;
+        return WorldMember.storeLimits(config);
     }
 
     /** The NCCL communicators of this rank's groups; null unless SYMMEM_BACKEND=nccl. */
     public NcclGroups ncclGroups() {
-        return ncclGroups;
+        WorldMember m = member;
+        return m == null ? null : m.ncclGroups();
     }
 
     /** NVSHMEM as this rank loaded and joined it; null unless SYMMEM_BACKEND=nvshmem. */
     public NvshmemStartup nvshmem() {
-        return nvshmem;
-    }
-
-    private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {
-        return new PeerInfo(config.rank(), config.effectiveLocalRank(), HostIdentity.id(),
-                ProcessHandle.current().pid(), httpPort, backendName, device, deviceName, cudaDevices);
-    }
-
-    /**
-     * SYMMEM_BACKEND=auto: every rank publishes the CUDA device it would use (or -1); after the
-     * gather all ranks take the same decision: cuda if every rank has one, else host, logged with why.
-     */
-    private List<PeerInfo> joinAuto(Duration timeout) throws IOException {
-        BackendSelector.CudaCandidate candidate = BackendSelector.candidate(config.effectiveLocalRank(),
-                config.allowOverlappingDevices());
-        List<PeerInfo> gathered = rendezvous(mine(Backend.AUTO.id(), candidate.device(), candidate.deviceName(),
-                candidate.deviceCount()), timeout);
-        String reason = BackendSelector.autoFallbackReason(gathered);
-        List<PeerInfo> decided = new ArrayList<>(gathered.size());
-        if (reason == null) {
-            backend = new NativeBackend("cuda", candidate.device());
-            LOG.infof("SYMMEM_BACKEND=auto: every rank has a CUDA device, using cuda (device %d, %s)", backend.device(),
-                    backend.deviceName());
-            for (PeerInfo p : gathered) {
-                decided.add(p.withBackend("cuda", p.device(), p.deviceName()));
-            }
-        } else {
-            backend = new NativeBackend("host", -1);
-            if (candidate.deviceCount() > 0) {
-                LOG.warnf("SYMMEM_BACKEND=auto: every rank falls back to the host backend: %s", reason);
-            } else {
-                LOG.infof("SYMMEM_BACKEND=auto: using the host backend (%s)", reason);
-            }
-            for (PeerInfo p : gathered) {
-                decided.add(p.withBackend("host", -1, "cpu"));
-            }
-        }
-        return List.copyOf(decided);
-    }
-
-    private List<PeerInfo> rendezvous(PeerInfo mine, Duration timeout) throws IOException {
-        List<byte[]> all = world.allGather(json.writeValueAsBytes(mine), timeout).await().atMost(timeout.plusSeconds(5));
-        List<PeerInfo> result = new ArrayList<>(all.size());
-        for (byte[] bytes : all) {
-            result.add(json.readValue(bytes, PeerInfo.class));
-        }
-        return List.copyOf(result);
+        WorldMember m = member;
+        return m == null ? null : m.nvshmem();
     }
 
     /**
@@ -482,117 +247,13 @@ public class RankRuntime {
         if (state != State.READY) {
             return;
         }
-        Duration timeout = config.timeout().store();
-        if (nvshmem != null) {
-            nvshmem.finalizeWorld(config.timeout().rendezvous());
-        }
-        if (ncclGroups != null) {
-            ncclGroups.close();  // collective: every rank leaves, and finalize waits for the peers
-        }
-        if (config.rank() != 0) {
-            livenessAgent.leave(timeout);
-            runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
-            // Confirmed by an answered request: a SET has no answer, and closing must not drop it.
-            runStore.ping().await().atMost(timeout);
-            disconnectFromStore();
-            return;
-        }
-        List<String> others = new ArrayList<>();
-        for (int r = 1; r < config.worldSize(); r++) {
-            others.add(LEFT_PREFIX + r);
-        }
-        if (!others.isEmpty()) {
-            runStore.await(others, timeout).await().atMost(timeout.plusSeconds(5));
-        }
-        livenessAgent.leave(timeout);
-        if (!config.store().host().hostedBy(config.rank())) {
-            // The store outlives this run: every rank is done with it, so take this run's keys away
-            // (a long-lived store would otherwise grow by every run, and the run id can be used again).
-            try {
-                int removed = removeRunKeys(timeout);
-                LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
-            } catch (RuntimeException e) {
-                // The run itself is done; only the tidying failed (e.g. a server without LIST_KEYS).
-                LOG.warnf("could not remove this run's keys from the store at %s (they stay until it restarts): %s",
-                        storeAddress(), e.getMessage());
-            }
-        }
-        disconnectFromStore();
+        member.leave();
     }
-
-    /**
-     * After leaving, this rank needs the store no more: close its connection now, so that the store
-     * going away (rank 0 exits) is not taken for a lost connection to re-establish. A hosting rank keeps
-     * its server until it stops.
-     */
-    private void disconnectFromStore() {
-        livenessConnections.forEach(Store::close);
-        if (server == null && storeBackend != null) {
-            storeBackend.close();
-        }
-    }
-
-    /** Deletes the keys this run wrote (under its SYMMEM_RUN_ID, or symmem's own prefixes without one). */
-    private int removeRunKeys(Duration timeout) {
-        List<String> mine = runStore.listKeys().await().atMost(timeout).stream()
-                .filter(key -> config.runId().isPresent() || RUN_KEY_PREFIXES.stream().anyMatch(key::startsWith))
-                .toList();
-        int batch = 256; // pipelined deletes, a bounded number in flight
-        for (int from = 0; from < mine.size(); from += batch) {
-            List<Uni<Boolean>> deletes = mine.subList(from, Math.min(mine.size(), from + batch)).stream()
-                    .map(runStore::delete).toList();
-            Uni.join().all(deletes).andFailFast().await().atMost(timeout);
-        }
-        return mine.size();
-    }
-
-    /**
-     * After a failed join the host keeps serving this long before it closes the store: the other ranks'
-     * deadlines fall a moment later (they started later), and they need the store to find out which
-     * ranks are missing rather than only that the store is gone.
-     */
-    private static final Duration FAILED_HOST_LINGER = Duration.ofSeconds(3);
 
     @PreDestroy
     synchronized void stop() {
-        if (server != null && state == State.FAILED) {
-            LOG.infof("keeping the store at %s up for %s so that the other ranks can name who is missing",
-                    storeAddress(), FAILED_HOST_LINGER);
-            try {
-                Thread.sleep(FAILED_HOST_LINGER.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (livenessAgent != null) {
-            livenessAgent.close();
-        }
-        livenessConnections.forEach(Store::close);
-        if (storeService != null) {
-            try {
-                storeService.close();
-            } catch (RuntimeException e) {
-                LOG.debugf("store service did not unregister cleanly: %s", e.getMessage());
-            }
-        }
-        if (storeBackend != null) {
-            storeBackend.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-        if (ncclGroups != null) {
-            try {
-                ncclGroups.close();
-            } catch (RuntimeException e) {
-                LOG.infof("NCCL communicators closed with an error: %s", e.getMessage());
-            }
-        }
-        if (backend != null) {
-            backend.close();
-        }
-        if (nvshmem != null && !nvshmem.finalized()) {
-            LOG.infof("NVSHMEM left unfinalized: this rank stopped without leaving the world in order");
+        if (member != null) {
+            member.close();
         }
     }
 }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -37,6 +39,17 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class StoreExchange {
 
     static final String KEY_ROOT = "symmem/ex/";
+
+    /**
+     * Fires the deadline of counting an instance in. A daemon thread of symmem's own: Mutiny's default
+     * timer thread is not a daemon, and would keep a plain Java program (no Quarkus to shut it down)
+     * from exiting after its last call.
+     */
+    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "symmem-exchange-deadlines");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final Store store;
     private final String groupName;
@@ -185,7 +198,7 @@ public final class StoreExchange {
         if (instance.compareAndSet(null, fresh)) {
             String counter = KEY_ROOT + groupName + "/instances/" + rank;
             store.add(counter, 1)
-                    .ifNoItem().after(timeout).failWith(() -> new StoreTimeoutException("counting exchange '" + groupName
+                    .ifNoItem().after(timeout).on(DEADLINES).failWith(() -> new StoreTimeoutException("counting exchange '" + groupName
                             + "' in at " + counter + " via store " + store.describe() + " took longer than "
                             + DurationText.of(timeout), List.of(counter)))
                     .subscribe().with(fresh::complete, fresh::completeExceptionally);

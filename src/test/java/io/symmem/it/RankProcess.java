@@ -9,7 +9,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One process of the packaged application (target/quarkus-app), started the way a user starts it,
+ * One process of the packaged application (target/quarkus-app), or of a program using the library jar,
+ * started the way a user starts it,
  * with its own environment; stdout and stderr go to a file that the test reads afterwards.
  */
 final class RankProcess implements AutoCloseable {
@@ -45,10 +46,22 @@ final class RankProcess implements AutoCloseable {
 
     private static RankProcess start(String name, Map<String, String> env, boolean separateStderr, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-jar", appJar().toString()));
+        List<String> command = new ArrayList<>(List.of("-jar", appJar().toString()));
         command.addAll(List.of(args));
+        return startJava(name, env, separateStderr, command);
+    }
+
+    /** A JVM running {@code mainClass} from {@code classPath} (a program of a library user), stderr apart. */
+    static RankProcess startClass(String name, Map<String, String> env, String classPath, String mainClass)
+            throws IOException {
+        return startJava(name, env, true, List.of("-cp", classPath, mainClass));
+    }
+
+    private static RankProcess startJava(String name, Map<String, String> env, boolean separateStderr,
+            List<String> javaArgs) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1"));
+        command.addAll(javaArgs);
         Path log = Files.createTempFile("symmem-" + name + "-", ".log");
         Path errLog = separateStderr ? Files.createTempFile("symmem-" + name + "-", ".err") : null;
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(log.toFile());

@@ -1,0 +1,86 @@
+package io.symmem;
+
+import io.symmem.collective.DType;
+import io.symmem.memory.PoolFigures;
+import io.symmem.memory.SymmetricMemPool;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Symmetric buffers of one group carved out of shared segments: one rendezvous per segment instead of
+ * one per buffer (docs/mempool.md). Allocation and freeing are collective: every rank of the group
+ * allocates and closes the same sizes in the same order (the ranks compare their sequences at each
+ * new segment, and fail naming the first difference). Made by {@link SymmemGroup#pool()}.
+ *
+ * <pre>{@code
+ * try (BufferPool pool = group.pool()) {
+ *     for (Layer layer : layers) {
+ *         try (SymmetricBuffer b = pool.allocate(DType.BFLOAT16, layer.size())) {
+ *             group.allReduce(b, ReduceOp.SUM, Algorithm.AUTO);
+ *         }
+ *     }
+ * }
+ * }</pre>
+ */
+public final class BufferPool implements AutoCloseable {
+    private final SymmemGroup group;
+    private final SymmetricMemPool pool;
+    private final Consumer<BufferPool> onClose;
+    private final List<SymmetricBuffer> open = new ArrayList<>();
+    private boolean closed;
+
+    BufferPool(SymmemGroup group, SymmetricMemPool pool, Consumer<BufferPool> onClose) {
+        this.group = group;
+        this.pool = pool;
+        this.onClose = onClose;
+    }
+
+    /** A buffer of {@code count} elements of {@code dtype} from the pool (collective). */
+    public synchronized SymmetricBuffer allocate(DType dtype, long count) {
+        if (closed) {
+            throw new IllegalStateException("the pool of group '" + group.name() + "' is closed");
+        }
+        Objects.requireNonNull(dtype, "dtype must not be null");
+        long bytes = SymmetricBuffer.bytesOf(group.name(), dtype, count);
+        SymmetricBuffer buffer = new SymmetricBuffer(group, pool.allocate(bytes), dtype, count, this::forget);
+        open.add(buffer);
+        return buffer;
+    }
+
+    /** What the pool holds and hands out now: reserved, allocated, free, segments, fragmentation. */
+    public PoolFigures figures() {
+        return pool.figures();
+    }
+
+    /** The pool underneath (recordStream, verify). */
+    public SymmetricMemPool memPool() {
+        return pool;
+    }
+
+    private synchronized void forget(SymmetricBuffer buffer) {
+        open.remove(buffer);
+    }
+
+    /** Frees the buffers still open, newest first, then the pool's segments (collective). */
+    @Override
+    public void close() {
+        List<SymmetricBuffer> left;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            left = new ArrayList<>(open);
+        }
+        try {
+            for (int i = left.size() - 1; i >= 0; i--) {
+                left.get(i).close();
+            }
+            pool.close();
+        } finally {
+            onClose.accept(this);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.symmem;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.mutiny.Uni;
+import io.symmem.config.SymmemConfig;
+import io.symmem.liveness.WorldFailure;
+import io.symmem.service.RankRuntime;
+import io.symmem.service.WorldMember;
+import io.symmem.store.Store;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+/**
+ * This process's rank in a joined world: the groups it belongs to, the store, the world's health.
+ * Made by {@link Symmem#fromEnvironment()} or {@link Symmem#builder()}; closing it leaves the world in
+ * order (rank 0, which hosts the store, waits until every other rank is done with it) and releases
+ * the backend.
+ *
+ * <pre>{@code
+ * try (SymmemWorld world = Symmem.fromEnvironment()) {
+ *     SymmemGroup pair = world.group("pair", 0, 1);        // on ranks 0 and 1 only
+ *     try (SymmetricBuffer b = pair.allocate(DType.BFLOAT16, 4096)) {
+ *         pair.allReduce(b, ReduceOp.AVG, Algorithm.ONE_SHOT);
+ *     }
+ * }
+ * }</pre>
+ *
+ * When a peer dies (or the store goes away) every rank learns within the liveness bound
+ * (SYMMEM_TIMEOUT_LIVENESS): store waits, barriers and collectives then fail at once, naming the rank,
+ * instead of running into their deadlines; {@link #failure()} tells what happened.
+ */
+public final class SymmemWorld implements AutoCloseable {
+    private final SymmemConfig config;
+    private final Vertx vertx;
+    private final WorldMember member;
+    private final SymmemGroup worldGroup;
+    private final List<SymmemGroup> groups = new ArrayList<>();
+    private boolean closed;
+
+    private SymmemWorld(SymmemConfig config, Vertx vertx, WorldMember member) {
+        this.config = config;
+        this.vertx = vertx;
+        this.member = member;
+        this.worldGroup = new SymmemGroup(this, member, RankRuntime.WORLD, IntStream.range(0, config.worldSize()).toArray());
+        groups.add(worldGroup);
+    }
+
+    /** Joins (blocking); on failure releases what was taken and throws the reason. */
+    static SymmemWorld join(SymmemConfig config) {
+        initMutinyOnce();
+        Vertx vertx = Vertx.vertx();
+        // No HTTP server here: peers see port 0 for this rank.
+        WorldMember member = new WorldMember(config, vertx, new ObjectMapper(), 0, new WorldMember.Events() {
+        });
+        try {
+            member.join();
+            return new SymmemWorld(config, vertx, member);
+        } catch (IOException | RuntimeException e) {
+            member.close();
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+            if (e instanceof IOException io) {
+                throw new UncheckedIOException("rank " + config.rank() + " could not join its world: " + io.getMessage(), io);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /**
+     * Mutiny's first use sets up context propagation (SmallRye's ContextManagerProvider), which fails
+     * with "ContextManagerProvider already set" when two threads get there at once (two ranks of one
+     * JVM joining together): the first use happens here, one thread at a time.
+     */
+    private static synchronized void initMutinyOnce() {
+        Uni.createFrom().item(Boolean.TRUE).await().indefinitely();
+    }
+
+    public int rank() {
+        return config.rank();
+    }
+
+    /** Number of ranks in the world. */
+    public int size() {
+        return config.worldSize();
+    }
+
+    /** The backend that holds this world's buffers: host, cuda, nvshmem or nccl (auto resolved). */
+    public String backend() {
+        return member.backend().name();
+    }
+
+    /** The settings this world runs with. */
+    public SymmemConfig config() {
+        return config;
+    }
+
+    /** The group of every rank of the world (named {@code world}). */
+    public SymmemGroup group() {
+        return worldGroup;
+    }
+
+    /**
+     * A group of some ranks of the world, made by each of its members (not by the others): rank
+     * {@code worldRanks[i]} is the group's rank i. Every member must give the same name and ranks; they
+     * check that they do before this returns (deadline SYMMEM_TIMEOUT_RENDEZVOUS). Groups made with the
+     * same name follow each other: the k-th on one rank pairs with the k-th on the others.
+     *
+     * @param name letters, digits, '.', '_' and '-', at most 64; not {@code world}
+     * @throws IllegalArgumentException naming a bad name, or ranks that are repeated, outside the world,
+     *     or do not include this rank
+     */
+    public synchronized SymmemGroup group(String name, int... worldRanks) {
+        checkOpen();
+        GroupNames.check(name);
+        int[] ranks = GroupRanks.check(name, worldRanks, rank(), size());
+        SymmemGroup group = new SymmemGroup(this, member, name, ranks);
+        try {
+            group.agreeOnMembers(config.timeout().rendezvous());
+        } catch (RuntimeException e) {
+            group.close();
+            throw e;
+        }
+        groups.add(group);
+        return group;
+    }
+
+    /** As {@link #group(String, int...)}. */
+    public SymmemGroup group(String name, List<Integer> worldRanks) {
+        return group(name, worldRanks.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /**
+     * The world's store (under SYMMEM_RUN_ID's prefix when set): a key/value store with TCPStore's
+     * semantics, for whatever small values the ranks need to share. Owned by the world: closing this
+     * reference does nothing.
+     */
+    public Store store() {
+        return new SharedStore(member.runStore());
+    }
+
+    /** Why the world can no longer work (a rank or the store gone), once that has happened. */
+    public Optional<WorldFailure> failure() {
+        return member.liveness().failure();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the world of rank " + rank() + " is closed");
+        }
+    }
+
+    /**
+     * Leaves the world in order and releases everything: the groups' pools and buffers still open, the
+     * store connections (rank 0: the store, once the others are done), the backend. When the world has
+     * failed already, it does not wait for the peers that are gone.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException first = null;
+        for (int i = groups.size() - 1; i >= 0; i--) {
+            try {
+                groups.get(i).close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        try {
+            if (member.liveness().failure().isEmpty()) {
+                member.leave();
+            }
+        } catch (RuntimeException e) {
+            first = first == null ? e : first;
+        } finally {
+            member.close();
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.symmem;
+
+import io.symmem.collective.DType;
+import io.symmem.memory.SymmetricMemory;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+
+/**
+ * A typed symmetric buffer: {@link #count()} elements of {@link #dtype()} on every rank of its group,
+ * each rank able to reach every peer's. Made by {@link SymmemGroup#allocate} or {@link BufferPool#allocate};
+ * the group's collectives work on it in place. Elements go in and come out by index, on every backend
+ * (GPU memory included): float32 as {@code float[]}, bf16 and fp16 as their raw 16-bit patterns in
+ * {@code short[]}, any type as bytes in native order.
+ *
+ * <pre>{@code
+ * try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 4)) {
+ *     b.write(new float[] {1, 2, 3, 4});
+ *     group.allReduce(b, ReduceOp.SUM, Algorithm.ONE_SHOT);
+ *     float[] sum = new float[4];
+ *     b.read(sum);
+ * }
+ * }</pre>
+ *
+ * Closing frees this rank's part; on the nvshmem backend freeing is collective (every rank closes
+ * its buffers in the same order).
+ */
+public final class SymmetricBuffer implements AutoCloseable {
+    private final SymmemGroup group;
+    private final SymmetricMemory memory;
+    private final DType dtype;
+    private final long count;
+    private final Consumer<SymmetricBuffer> onClose;
+    private volatile boolean closed;
+
+    SymmetricBuffer(SymmemGroup group, SymmetricMemory memory, DType dtype, long count, Consumer<SymmetricBuffer> onClose) {
+        this.group = group;
+        this.memory = memory;
+        this.dtype = dtype;
+        this.count = count;
+        this.onClose = onClose;
+    }
+
+    /** Bytes of {@code count} elements of {@code dtype}, refusing a count that is not positive or too large. */
+    static long bytesOf(String group, DType dtype, long count) {
+        if (count <= 0) {
+            throw new IllegalArgumentException("a symmetric buffer of group '" + group + "' needs a positive element count, got "
+                    + count);
+        }
+        if (count > Long.MAX_VALUE / dtype.bytes()) {
+            throw new IllegalArgumentException("a symmetric buffer of " + count + " " + dtype.shortName()
+                    + " elements is larger than any memory");
+        }
+        return count * dtype.bytes();
+    }
+
+    public SymmemGroup group() {
+        return group;
+    }
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    /** Elements on each rank. */
+    public long count() {
+        return count;
+    }
+
+    public long sizeBytes() {
+        return count * dtype.bytes();
+    }
+
+    /** True when the buffer is GPU memory (cuda, nvshmem and nccl backends). */
+    public boolean isDevice() {
+        return memory.isDevice();
+    }
+
+    /** Writes {@code values} at element 0 of this rank's buffer (float32 buffers). */
+    public void write(float[] values) {
+        write(0, values);
+    }
+
+    /** Writes {@code values} from element {@code index} of this rank's buffer (float32 buffers). */
+    public void write(long index, float[] values) {
+        check(DType.FLOAT32, "float[]", index, values.length);
+        memory.copyFrom(values, index * Float.BYTES);
+    }
+
+    /** Reads this rank's buffer from element 0 into {@code values} (float32 buffers). */
+    public void read(float[] values) {
+        read(0, values);
+    }
+
+    /** Reads this rank's buffer from element {@code index} into {@code values} (float32 buffers). */
+    public void read(long index, float[] values) {
+        check(DType.FLOAT32, "float[]", index, values.length);
+        memory.copyTo(values, index * Float.BYTES);
+    }
+
+    /** Writes raw 16-bit values at element 0 (bf16 and fp16 buffers). */
+    public void write(short[] values) {
+        write(0, values);
+    }
+
+    /** Writes raw 16-bit values from element {@code index} (bf16 and fp16 buffers). */
+    public void write(long index, short[] values) {
+        check(null, "short[]", index, values.length);
+        memory.copyFrom(values, index * Short.BYTES);
+    }
+
+    /** Reads raw 16-bit values from element 0 (bf16 and fp16 buffers). */
+    public void read(short[] values) {
+        read(0, values);
+    }
+
+    /** Reads raw 16-bit values from element {@code index} (bf16 and fp16 buffers). */
+    public void read(long index, short[] values) {
+        check(null, "short[]", index, values.length);
+        memory.copyTo(values, index * Short.BYTES);
+    }
+
+    /** Copies {@code src}'s remaining bytes (native order) to element {@code index}; src's position advances. */
+    public void write(long index, ByteBuffer src) {
+        checkBytes(index, src.remaining());
+        memory.copyFrom(src, index * dtype.bytes());
+    }
+
+    /** Fills {@code dst}'s remaining bytes from element {@code index}; dst's position advances. */
+    public void read(long index, ByteBuffer dst) {
+        checkBytes(index, dst.remaining());
+        memory.copyTo(dst, index * dtype.bytes());
+    }
+
+    /**
+     * The buffer underneath, for what this class does not cover: peers' memory, signals, streams and
+     * out-of-place collectives ({@code io.symmem.collective}). Owned by this buffer.
+     */
+    public SymmetricMemory memory() {
+        checkOpen();
+        return memory;
+    }
+
+    private void check(DType wanted, String javaType, long index, int length) {
+        checkOpen();
+        boolean fits = wanted != null ? dtype == wanted : dtype.bytes() == Short.BYTES;
+        if (!fits) {
+            throw new IllegalArgumentException("a " + dtype.shortName() + " buffer of group '" + group.name()
+                    + "' is not read or written as " + javaType + (dtype == DType.FLOAT32 ? "; use float[]" : "; use short[]"));
+        }
+        checkRange(index, length);
+    }
+
+    private void checkBytes(long index, int bytes) {
+        checkOpen();
+        if (bytes % dtype.bytes() != 0) {
+            throw new IllegalArgumentException(bytes + " bytes are not whole " + dtype.shortName() + " elements of "
+                    + dtype.bytes() + " bytes");
+        }
+        checkRange(index, bytes / dtype.bytes());
+    }
+
+    private void checkRange(long index, long length) {
+        if (index < 0 || index > count || length > count - index) {
+            throw new IndexOutOfBoundsException("elements " + index + ".." + (index + length) + " are outside the buffer of "
+                    + count + " " + dtype.shortName() + " elements of group '" + group.name() + "'");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the " + dtype.shortName() + " buffer of group '" + group.name() + "' is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            memory.close();
+        } finally {
+            onClose.accept(this);
+        }
+    }
+}
