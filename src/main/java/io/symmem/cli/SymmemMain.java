@@ -3,6 +3,8 @@ package io.symmem.cli;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import io.symmem.cli.bench.AllReduceBenchCommand;
+import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
 import jakarta.inject.Inject;
@@ -29,7 +31,7 @@ import picocli.CommandLine;
 public class SymmemMain implements QuarkusApplication {
     /** Commands that run as a rank: they serve HTTP and join the world. */
     static final Set<String> RANK_COMMANDS = Set.of("serve", "demo", "chaos-rank");
-    static final int EXIT_CONFIG = 2;
+    public static final int EXIT_CONFIG = 2;
 
     @Inject
     CommandLine.IFactory factory;

@@ -1,5 +1,6 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
+import io.symmem.cli.HalfFloats;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.AllReduce;
 import io.symmem.collective.DType;

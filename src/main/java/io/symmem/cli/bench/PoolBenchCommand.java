@@ -1,5 +1,7 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
+import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.SymmemMain;
 import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;

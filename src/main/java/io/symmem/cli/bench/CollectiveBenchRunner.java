@@ -1,6 +1,7 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.symmem.cli.HalfFloats;
 import io.symmem.collective.AllReduce;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
