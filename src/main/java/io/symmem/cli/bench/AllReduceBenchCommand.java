@@ -1,6 +1,9 @@
 package io.symmem.cli.bench;
 
+import io.symmem.cli.AlgorithmConverter;
 import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.DTypeConverter;
+import io.symmem.cli.ReduceOpConverter;
 import io.symmem.cli.SymmemMain;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
@@ -39,15 +42,17 @@ public class AllReduceBenchCommand implements Callable<Integer> {
             description = "Explicit sizes, written as --min-size, instead of the doublings from --min-size to --max-size.")
     List<Long> sizes;
 
-    @Option(names = "--dtype", defaultValue = "bf16", description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
-    String dtype;
+    @Option(names = "--dtype", defaultValue = "bf16", converter = DTypeConverter.class,
+            description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
+    DType dtype;
 
-    @Option(names = "--op", defaultValue = "sum", description = "sum, avg, max or min (default ${DEFAULT-VALUE}).")
-    String op;
+    @Option(names = "--op", defaultValue = "sum", converter = ReduceOpConverter.class,
+            description = "sum, avg, max or min (default ${DEFAULT-VALUE}).")
+    ReduceOp op;
 
-    @Option(names = "--algos", split = ",", defaultValue = "one-shot,two-shot,auto",
+    @Option(names = "--algos", split = ",", defaultValue = "one-shot,two-shot,auto", converter = AlgorithmConverter.class,
             description = "Algorithms (default ${DEFAULT-VALUE}).")
-    List<String> algos;
+    List<Algorithm> algos;
 
     @Option(names = "--in-place", description = "Reduce in place instead of into local device memory.")
     boolean inPlace;
@@ -75,13 +80,7 @@ public class AllReduceBenchCommand implements Callable<Integer> {
         CollectiveBenchRunner.Settings settings;
         try {
             List<Long> list = sizes != null && !sizes.isEmpty() ? sizes : powersOfTwo(minSize, maxSize);
-            List<Algorithm> algorithms = new ArrayList<>();
-            for (String a : algos) {
-                algorithms.add(Algorithm.parse(a));
-            }
-            ReduceOp reduceOp = ReduceOp.valueOf(op.trim().toUpperCase(java.util.Locale.ROOT));
-            settings = new CollectiveBenchRunner.Settings(list, DType.parse(dtype), reduceOp, algorithms, inPlace, iters,
-                    minTimeMs, warmup, json, nccl);
+            settings = new CollectiveBenchRunner.Settings(list, dtype, op, algos, inPlace, iters, minTimeMs, warmup, json, nccl);
         } catch (IllegalArgumentException e) {
             System.err.println("symmem bench allreduce: " + e.getMessage());
             return SymmemMain.EXIT_CONFIG;

@@ -1,6 +1,7 @@
 package io.symmem.cli.bench;
 
 import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.DTypeConverter;
 import io.symmem.cli.SymmemMain;
 import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;
@@ -47,8 +48,8 @@ public class PoolBenchCommand implements Callable<Integer> {
             description = "All-reduce sizes (default ${DEFAULT-VALUE}); empty list skips the all-reduce part.")
     List<Long> sizes;
 
-    @Option(names = "--dtype", description = "fp32, bf16 or fp16 (default: bf16 on GPUs, fp32 on host).")
-    String dtype;
+    @Option(names = "--dtype", converter = DTypeConverter.class, description = "fp32, bf16 or fp16 (default: bf16 on GPUs, fp32 on host).")
+    DType dtype;
 
     @Option(names = "--min-time-ms", defaultValue = "50", description = "Target time of one all-reduce measurement (default ${DEFAULT-VALUE}).")
     int minTimeMs;
@@ -68,7 +69,7 @@ public class PoolBenchCommand implements Callable<Integer> {
         try {
             runtime.start();
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
-            DType type = dtype != null ? DType.parse(dtype) : runtime.backend().isDevice() ? DType.BFLOAT16 : DType.FLOAT32;
+            DType type = dtype != null ? dtype : runtime.backend().isDevice() ? DType.BFLOAT16 : DType.FLOAT32;
             new PoolBenchRunner(runtime, new PoolBenchRunner.Settings(pairSize, pairs, rendezvous, cycles, maxLive, maxBlock,
                     sizes, type, minTimeMs, repeats), System.out).run();
             return 0;
