@@ -19,8 +19,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code symmem bench allreduce}: all-reduce latency and bus bandwidth through the Java API, one
- * process per rank (symmem launch -n 4 bench allreduce). Registered under {@code bench} by
- * {@link SymmemMain}.
+ * process per rank (symmem launch -n 4 bench allreduce).
  */
 @Command(name = "allreduce", description = "All-reduce latency per size and algorithm through the Java API (bf16 sum by default):"
         + " N back-to-back launches on one stream, then synchronize; time per op = elapsed / N (System.nanoTime), the"

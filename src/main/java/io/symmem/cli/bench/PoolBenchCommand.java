@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code symmem bench pool}: the memory pool's costs, one process per rank (symmem launch -n 2 bench
- * pool). Registered under {@code bench} by {@link SymmemMain}.
+ * pool).
  */
 @Command(name = "pool", description = "Memory pool: (1) a warm allocate+close pair from Java, median and p99 over"
         + " --pairs pairs timed one by one, beside a plain symmetric allocation with rendezvous; (2) --cycles random"
