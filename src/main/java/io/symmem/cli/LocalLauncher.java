@@ -94,14 +94,8 @@ public final class LocalLauncher {
     /** Starts one rank with torchrun's variables (and {@code extra}), its output pumped with its rank in front. */
     private void start(List<String> command, int rank, Map<String, String> extra, List<Process> processes, List<Thread> pumps)
             throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(SelfCommand.of(command)).redirectErrorStream(true);
-        Map<String, String> env = builder.environment();
-        env.put("RANK", Integer.toString(rank));
-        env.put("LOCAL_RANK", Integer.toString(rank));
-        env.put("WORLD_SIZE", Integer.toString(ranks));
-        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
-        env.put("MASTER_ADDR", masterAddr);
-        env.putAll(extra);
+        ProcessBuilder builder = SelfCommand.localRank(command, rank, ranks, masterAddr);
+        builder.environment().putAll(extra);
         Process process = builder.start();
         processes.add(process);
         pumps.add(pump(rank, process));
