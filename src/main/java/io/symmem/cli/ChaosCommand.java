@@ -31,8 +31,8 @@ public class ChaosCommand implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--phases", split = ",", defaultValue = "rendezvous,collective,barrier,store,idle",
-            description = "Phases to draw from (default ${DEFAULT-VALUE}).")
-    List<String> phases;
+            converter = ChaosPhaseConverter.class, description = "Phases to draw from (default ${DEFAULT-VALUE}).")
+    List<ChaosPhase> phases;
 
     @Option(names = "--victim", description = "Always kill this rank (default: a random one each round).")
     Integer victim;
@@ -40,8 +40,9 @@ public class ChaosCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Random seed (default: the time); printed so a run can be repeated.")
     Long seed;
 
-    @Option(names = "--size", defaultValue = "1MiB", description = "Symmetric buffer size of the ranks (default ${DEFAULT-VALUE}).")
-    String size;
+    @Option(names = "--size", defaultValue = "1MiB", converter = ByteSizeConverter.class,
+            description = "Symmetric buffer size of the ranks (default ${DEFAULT-VALUE}).")
+    long size;
 
     @Option(names = "--bound-seconds", defaultValue = "30",
             description = "How long survivors get, after the kill, to exit before they count as hung (default ${DEFAULT-VALUE}).")
@@ -52,15 +53,6 @@ public class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        List<ChaosPhase> drawn = new ArrayList<>();
-        try {
-            for (String p : phases) {
-                drawn.add(ChaosPhase.parse(p));
-            }
-        } catch (IllegalArgumentException e) {
-            System.err.println("symmem chaos: --phases: " + e.getMessage());
-            return SymmemMain.EXIT_CONFIG;
-        }
         if (ranks < 2 || ranks > 64) {
             System.err.println("symmem chaos: --ranks must be between 2 and 64, got " + ranks);
             return SymmemMain.EXIT_CONFIG;
@@ -72,13 +64,13 @@ public class ChaosCommand implements Callable<Integer> {
         long usedSeed = seed != null ? seed : System.nanoTime();
         SplittableRandom random = new SplittableRandom(usedSeed);
         // The defaults of the deadlines stay: only liveness can explain a survivor that fails fast.
-        ChaosRound round = new ChaosRound(List.of("chaos-rank", "--size", size), ranks, Map.of(), boundSeconds * 1000L);
+        ChaosRound round = new ChaosRound(List.of("chaos-rank", "--size", Long.toString(size)), ranks, Map.of(), boundSeconds * 1000L);
         System.out.printf("symmem chaos: %d rounds of %d ranks, backend %s, seed %d%n", rounds, ranks,
                 System.getenv().getOrDefault("SYMMEM_BACKEND", "auto"), usedSeed);
         List<ChaosRound.Result> results = new ArrayList<>();
         StringBuilder outputs = new StringBuilder();
         for (int i = 0; i < rounds; i++) {
-            ChaosPhase phase = drawn.get(random.nextInt(drawn.size()));
+            ChaosPhase phase = phases.get(random.nextInt(phases.size()));
             int dead = victim != null ? victim : random.nextInt(ranks);
             long delayMs = 200 + random.nextInt(1300);
             ChaosRound.Result result = round.run(phase, dead, delayMs, freePort(), freePort(ranks), outputs);

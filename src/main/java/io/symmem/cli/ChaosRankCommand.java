@@ -33,8 +33,9 @@ public class ChaosRankCommand implements Callable<Integer> {
     @Inject
     RankRuntime runtime;
 
-    @Option(names = "--phase", defaultValue = "collective", description = "rendezvous, collective, barrier, store or idle (default ${DEFAULT-VALUE}).")
-    String phase;
+    @Option(names = "--phase", defaultValue = "collective", converter = ChaosPhaseConverter.class,
+            description = "rendezvous, collective, barrier, store or idle (default ${DEFAULT-VALUE}).")
+    ChaosPhase phase;
 
     @Option(names = "--size", defaultValue = "1MiB", converter = ByteSizeConverter.class,
             description = "Symmetric buffer size (default ${DEFAULT-VALUE}).")
@@ -46,13 +47,6 @@ public class ChaosRankCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         int rank = runtime.config().rank();
-        ChaosPhase chosen;
-        try {
-            chosen = ChaosPhase.parse(phase);
-        } catch (IllegalArgumentException e) {
-            System.err.println("symmem chaos-rank: --phase: " + e.getMessage());
-            return SymmemMain.EXIT_CONFIG;
-        }
         CountDownLatch failed = new CountDownLatch(1);
         try {
             runtime.start();
@@ -64,7 +58,7 @@ public class ChaosRankCommand implements Callable<Integer> {
                 failed.countDown();
             });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(maxSeconds);
-            new Workload(runtime, chosen, size, deadline, failed).run();
+            new Workload(runtime, phase, size, deadline, failed).run();
             System.err.println("symmem chaos-rank: rank " + rank + ": no peer died within " + maxSeconds + " s");
             return EXIT_NOTHING_HAPPENED;
         } catch (RuntimeException e) {

@@ -142,13 +142,8 @@ final class ChaosRound {
         List<String> args = new ArrayList<>(rankCommand);
         args.add("--phase");
         args.add(phase.id());
-        ProcessBuilder builder = new ProcessBuilder(SelfCommand.of(args)).redirectErrorStream(true);
+        ProcessBuilder builder = SelfCommand.localRank(args, r, ranks, "127.0.0.1");
         Map<String, String> env = builder.environment();
-        env.put("RANK", Integer.toString(r));
-        env.put("WORLD_SIZE", Integer.toString(ranks));
-        env.put("LOCAL_RANK", Integer.toString(r));
-        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
-        env.put("MASTER_ADDR", "127.0.0.1");
         env.put("MASTER_PORT", Integer.toString(storePort));
         env.put("SYMMEM_HTTP_PORT", Integer.toString(httpBase));
         env.putAll(extraEnv);

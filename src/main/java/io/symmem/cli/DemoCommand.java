@@ -1,5 +1,7 @@
 package io.symmem.cli;
 
+import io.symmem.collective.Algorithm;
+import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -20,11 +22,13 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--min-time-ms", defaultValue = "200", description = "Timed runs per size last at least this long (default ${DEFAULT-VALUE}).")
     int minTimeMs;
 
-    @Option(names = "--dtype", defaultValue = "fp32", description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
-    String dtype;
+    @Option(names = "--dtype", defaultValue = "fp32", converter = DTypeConverter.class,
+            description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
+    DType dtype;
 
-    @Option(names = "--algo", defaultValue = "auto", description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
-    String algo;
+    @Option(names = "--algo", defaultValue = "auto", converter = AlgorithmConverter.class,
+            description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
+    Algorithm algo;
 
     @Option(names = "--bytes-of-rank", converter = {RankConverter.class, ByteSizeConverter.class},
             description = "Testing aid: rank R allocates size N instead (R=N, N as in --sizes), to see the size check fail.")
@@ -41,19 +45,10 @@ public class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         int rank = runtime.config().rank();
-        io.symmem.collective.DType type;
-        io.symmem.collective.Algorithm algorithm;
-        try {
-            type = io.symmem.collective.DType.parse(dtype);
-            algorithm = io.symmem.collective.Algorithm.parse(algo);
-        } catch (IllegalArgumentException e) {
-            System.err.println("symmem demo: " + e.getMessage());
-            return SymmemMain.EXIT_CONFIG;
-        }
         try {
             runtime.start();
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
-            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, type, algorithm, System.out).run();
+            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, dtype, algo, System.out).run();
             return 0;
         } catch (RuntimeException e) {
             System.err.println("symmem demo: rank " + rank + " FAILED: " + e.getMessage());

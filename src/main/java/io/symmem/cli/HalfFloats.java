@@ -1,11 +1,11 @@
 package io.symmem.cli;
 
 /** bf16 / fp16 <-> float conversions (round to nearest even), for the demo and bench. Java 17 has none. */
-final class HalfFloats {
+public final class HalfFloats {
     private HalfFloats() {
     }
 
-    static short toBf16(float f) {
+    public static short toBf16(float f) {
         int bits = Float.floatToRawIntBits(f);
         if (Float.isNaN(f)) {
             return (short) 0x7fc0;
@@ -13,11 +13,11 @@ final class HalfFloats {
         return (short) ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16);
     }
 
-    static float fromBf16(short h) {
+    public static float fromBf16(short h) {
         return Float.intBitsToFloat((h & 0xffff) << 16);
     }
 
-    static short toFp16(float f) {
+    public static short toFp16(float f) {
         int bits = Float.floatToRawIntBits(f);
         int sign = (bits >>> 16) & 0x8000;
         int exp = (bits >>> 23) & 0xff;
@@ -51,7 +51,7 @@ final class HalfFloats {
         return (short) (sign | half);
     }
 
-    static float fromFp16(short h) {
+    public static float fromFp16(short h) {
         int s = h & 0x8000;
         int e = (h >>> 10) & 0x1f;
         int m = h & 0x3ff;

@@ -16,7 +16,7 @@ public class LaunchCommand implements Callable<Integer> {
     @Option(names = "--master-addr", defaultValue = "127.0.0.1", description = "Store host (default ${DEFAULT-VALUE}).")
     String masterAddr;
 
-    @Option(names = "--master-port", defaultValue = "0", description = "Store port; 0 picks a free one.")
+    @Option(names = "--master-port", defaultValue = "0", description = "Store port; 0: rank 0's store binds a free one, which the other ranks are given.")
     int masterPort;
 
     @Option(names = "--grace-period", defaultValue = "10", description = "Seconds the other ranks get to stop after one fails (default ${DEFAULT-VALUE}).")

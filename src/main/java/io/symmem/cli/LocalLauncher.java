@@ -4,9 +4,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +17,10 @@ import java.util.concurrent.TimeUnit;
  * Starts N ranks of this application on this machine, as torchrun does: each gets RANK, WORLD_SIZE,
  * LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; its output is prefixed with its rank;
  * the first rank that fails stops the others, and the launcher exits with that rank's code.
+ *
+ * <p>Without a port given, rank 0 starts first with MASTER_PORT=0: its store binds a free port and
+ * writes it to SYMMEM_STORE_PORT_FILE, from which the launcher reads it for the other ranks. With a
+ * port given, every rank starts at once with it.
  */
 public final class LocalLauncher {
     private final int ranks;
@@ -34,24 +38,37 @@ public final class LocalLauncher {
     }
 
     public int run(List<String> command) throws IOException, InterruptedException {
-        int port = masterPort != 0 ? masterPort : freePortOutsideHttpPorts(masterAddr);
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
+        Path portDir = masterPort == 0 ? Files.createTempDirectory("symmem-launch") : null;
         try {
-            for (int rank = 0; rank < ranks; rank++) {
-                ProcessBuilder builder = new ProcessBuilder(SelfCommand.of(command)).redirectErrorStream(true);
-                Map<String, String> env = builder.environment();
-                env.put("RANK", Integer.toString(rank));
-                env.put("LOCAL_RANK", Integer.toString(rank));
-                env.put("WORLD_SIZE", Integer.toString(ranks));
-                env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
-                env.put("MASTER_ADDR", masterAddr);
-                env.put("MASTER_PORT", Integer.toString(port));
-                Process process = builder.start();
-                processes.add(process);
-                pumps.add(pump(rank, process));
+            int port = masterPort;
+            int first = 0;
+            if (masterPort == 0) {
+                // Rank 0 binds a free port itself and publishes it: a port probed here could be taken by
+                // another process before rank 0 binds it. The other ranks start once it is known.
+                Path portFile = portDir.resolve("store-port");
+                start(command, 0, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString()), processes, pumps);
+                first = 1;
+                Integer published = awaitPort(portFile, processes.get(0));
+                if (published == null) {
+                    int code = processes.get(0).exitValue();
+                    if (code != 0) {
+                        pumps.get(0).join(TimeUnit.SECONDS.toMillis(5));
+                        out.println("symmem launch: rank 0 exited with code " + code + " before it served the store; "
+                                + "the other ranks were not started");
+                        return code;
+                    }
+                    // Rank 0 finished without a store (e.g. --help): the others run the same way, with no store to reach.
+                } else {
+                    port = published;
+                    out.println("symmem launch: rank 0 serves the store at " + masterAddr + ":" + port);
+                }
+            }
+            for (int rank = first; rank < ranks; rank++) {
+                start(command, rank, port == 0 ? Map.of() : Map.of("MASTER_PORT", Integer.toString(port)), processes, pumps);
             }
             int code = awaitRanks(processes);
             for (Thread pump : pumps) {
@@ -68,6 +85,43 @@ public final class LocalLauncher {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running already
             }
+            if (portDir != null) {
+                deleteQuietly(portDir);
+            }
+        }
+    }
+
+    /** Starts one rank with torchrun's variables (and {@code extra}), its output pumped with its rank in front. */
+    private void start(List<String> command, int rank, Map<String, String> extra, List<Process> processes, List<Thread> pumps)
+            throws IOException {
+        ProcessBuilder builder = SelfCommand.localRank(command, rank, ranks, masterAddr);
+        builder.environment().putAll(extra);
+        Process process = builder.start();
+        processes.add(process);
+        pumps.add(pump(rank, process));
+    }
+
+    /**
+     * The port rank 0 publishes in {@code portFile} once its store listens (written whole: see
+     * WorldMember), or null when rank 0 exits first. Rank 0's own deadlines bound the wait.
+     */
+    private static Integer awaitPort(Path portFile, Process rank0) throws IOException, InterruptedException {
+        while (!Files.exists(portFile)) {
+            if (rank0.waitFor(20, TimeUnit.MILLISECONDS)) {
+                return Files.exists(portFile) ? Integer.valueOf(Files.readString(portFile).trim()) : null;
+            }
+        }
+        return Integer.valueOf(Files.readString(portFile).trim());
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // a temporary directory left behind is harmless
         }
     }
 
@@ -122,32 +176,5 @@ public final class LocalLauncher {
         t.setDaemon(true);
         t.start();
         return t;
-    }
-
-    /** A free store port that none of the ranks' HTTP ports (SYMMEM_HTTP_PORT + local rank) will want. */
-    private int freePortOutsideHttpPorts(String host) throws IOException {
-        int httpBase = httpBasePort();
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port = freePort(host);
-            if (port < httpBase || port >= httpBase + ranks) {
-                return port;
-            }
-        }
-        throw new IOException("found no free store port outside the HTTP ports " + httpBase + ".." + (httpBase + ranks - 1));
-    }
-
-    private static int httpBasePort() {
-        String configured = System.getenv("SYMMEM_HTTP_PORT");
-        try {
-            return configured == null ? 8700 : Integer.parseInt(configured.trim());
-        } catch (NumberFormatException invalid) {
-            return 8700; // the ranks will reject it with a message naming SYMMEM_HTTP_PORT
-        }
-    }
-
-    private static int freePort(String host) throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-            return socket.getLocalPort();
-        }
     }
 }

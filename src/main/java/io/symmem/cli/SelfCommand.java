@@ -4,10 +4,26 @@ import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** The command line that starts this same application again (same JVM, options and class path). */
 final class SelfCommand {
     private SelfCommand() {
+    }
+
+    /**
+     * One rank of a world on this machine, as torchrun starts it: RANK = LOCAL_RANK = {@code rank},
+     * WORLD_SIZE = LOCAL_WORLD_SIZE = {@code ranks}, MASTER_ADDR; stderr merged into stdout.
+     */
+    static ProcessBuilder localRank(List<String> arguments, int rank, int ranks, String masterAddr) {
+        ProcessBuilder builder = new ProcessBuilder(of(arguments)).redirectErrorStream(true);
+        Map<String, String> env = builder.environment();
+        env.put("RANK", Integer.toString(rank));
+        env.put("LOCAL_RANK", Integer.toString(rank));
+        env.put("WORLD_SIZE", Integer.toString(ranks));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+        env.put("MASTER_ADDR", masterAddr);
+        return builder;
     }
 
     static List<String> of(List<String> arguments) {

@@ -1,5 +1,6 @@
 package io.symmem.cli;
 
+import io.symmem.cli.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -3,12 +3,15 @@ package io.symmem.cli;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import io.symmem.cli.bench.AllReduceBenchCommand;
+import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /**
  * Entry point of the symmem command. Three things happen before Quarkus starts, because they decide
@@ -24,25 +27,39 @@ import picocli.CommandLine;
  * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
  * format.</li>
  * </ul>
+ * Which command runs is picocli's answer for the same tree that then executes it ({@link #startupOf}),
+ * so that options, abbreviations and `launch`'s own arguments are never mistaken for a command name.
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
-    /** Commands that run as a rank: they serve HTTP and join the world. */
-    static final Set<String> RANK_COMMANDS = Set.of("serve", "demo", "chaos-rank");
-    static final int EXIT_CONFIG = 2;
+    public static final int EXIT_CONFIG = 2;
+
+    /** How a command needs the process prepared before Quarkus starts. */
+    enum Startup {
+        /** Runs without Quarkus: `config`, which lists the variables even when some are invalid. */
+        WITHOUT_QUARKUS,
+        /** A rank: serves HTTP and joins the world; every value and the relations between them checked. */
+        RANK,
+        /** No rank, but takes the rank's configuration (MASTER_*, SYMMEM_STORE_*): checked as a rank's; no HTTP. */
+        CONFIGURED,
+        /** Everything else: each value checked on its own; no HTTP. */
+        PLAIN
+    }
+
+    private static final Set<Class<?>> RANK_COMMANDS = Set.of(ServeCommand.class, DemoCommand.class, ChaosRankCommand.class,
+            AllReduceBenchCommand.class, PoolBenchCommand.class);
+    private static final Set<Class<?>> CONFIGURED_COMMANDS = Set.of(StoreCommand.class);
 
     @Inject
     CommandLine.IFactory factory;
 
-    /** Commands that are no rank but take the rank's configuration (MASTER_*, SYMMEM_STORE_*). */
-    static final Set<String> CONFIGURED_COMMANDS = Set.of("store");
-
     public static void main(String... args) {
-        if (args.length > 0 && args[0].equals("config")) {
-            System.exit(new CommandLine(new SymmemCommand()).execute(args));
+        Startup startup = startupOf(args);
+        if (startup == Startup.WITHOUT_QUARKUS) {
+            System.exit(commandLine(CommandLine.defaultFactory()).execute(args));
         }
-        boolean rank = isRankCommand(args);
-        List<String> problems = rank || (args.length > 0 && CONFIGURED_COMMANDS.contains(args[0]))
+        boolean rank = startup == Startup.RANK;
+        List<String> problems = rank || startup == Startup.CONFIGURED
                 ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
                 : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
         if (!problems.isEmpty()) {
@@ -61,23 +78,40 @@ public class SymmemMain implements QuarkusApplication {
         Quarkus.run(SymmemMain.class, args);
     }
 
-    /** serve, demo, `bench allreduce` and `bench pool` run as ranks. */
-    static boolean isRankCommand(String... args) {
-        String command = args.length == 0 ? "" : args[0];
-        return RANK_COMMANDS.contains(command)
-                || (command.equals("bench") && args.length > 1 && (args[1].equals("allreduce") || args[1].equals("pool")));
+    /**
+     * The startup of the command these arguments run: the last subcommand picocli matched, or, when
+     * they do not parse, the one whose arguments are wrong (which then reports the mistake as it would
+     * after a good startup: `demo --bogus` starts as a rank and fails as one).
+     */
+    static Startup startupOf(String... args) {
+        CommandLine command;
+        try {
+            List<CommandLine> matched = commandLine(CommandLine.defaultFactory()).parseArgs(args).asCommandLineList();
+            command = matched.get(matched.size() - 1);
+        } catch (ParameterException e) {
+            command = e.getCommandLine();
+        }
+        Class<?> type = command.getCommandSpec().userObject().getClass();
+        if (type == ConfigCommand.class) {
+            return Startup.WITHOUT_QUARKUS;
+        }
+        if (RANK_COMMANDS.contains(type)) {
+            return Startup.RANK;
+        }
+        return CONFIGURED_COMMANDS.contains(type) ? Startup.CONFIGURED : Startup.PLAIN;
+    }
+
+    /** The symmem command tree, its commands made by {@code factory} (Quarkus's injects the rank's beans). */
+    static CommandLine commandLine(CommandLine.IFactory factory) {
+        CommandLine commandLine = new CommandLine(SymmemCommand.class, factory);
+        // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
+        commandLine.getSubcommands().get("launch").setStopAtPositional(true);
+        commandLine.setParameterExceptionHandler(new OptionErrorHandler(commandLine.getParameterExceptionHandler()));
+        return commandLine;
     }
 
     @Override
     public int run(String... args) {
-        CommandLine commandLine = new CommandLine(new SymmemCommand(), factory);
-        // `bench allreduce` lives beside the bench commands, registered here.
-        commandLine.getSubcommands().get("bench").addSubcommand("allreduce",
-                new CommandLine(AllReduceBenchCommand.class, factory));
-        commandLine.getSubcommands().get("bench").addSubcommand("pool", new CommandLine(PoolBenchCommand.class, factory));
-        // Everything after the launched command belongs to it: `launch -n 4 demo --sizes 1MiB`.
-        commandLine.getSubcommands().get("launch").setStopAtPositional(true);
-        commandLine.setParameterExceptionHandler(new OptionErrorHandler(commandLine.getParameterExceptionHandler()));
-        return commandLine.execute(args);
+        return commandLine(factory).execute(args);
     }
 }

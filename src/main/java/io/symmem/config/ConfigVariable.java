@@ -22,7 +22,9 @@ public enum ConfigVariable {
     LOCAL_WORLD_SIZE("symmem.local-world-size", true, new IntegerKind(1, SymmemConfigValidator.MAX_WORLD_SIZE),
             "an integer with 1 <= LOCAL_WORLD_SIZE <= WORLD_SIZE"),
     MASTER_ADDR("symmem.master-addr", true, new HostKind(), "a host name or IP address"),
-    MASTER_PORT("symmem.master-port", true, IntegerKind.PORT, "a TCP port, 1..65535"),
+    // 0 (a free port, taken at the bind) is allowed in form; SymmemConfigValidator allows it only where the store is hosted.
+    MASTER_PORT("symmem.master-port", true, new IntegerKind(0, 65535),
+            "a TCP port, 1..65535, or 0 on the rank that hosts the store: it binds a free port (see SYMMEM_STORE_PORT_FILE)"),
     SYMMEM_RUN_ID("symmem.run-id", false, new PatternKind(Pattern.compile("[A-Za-z0-9._-]{1,128}")),
             "1 to 128 letters, digits, '.', '_' or '-' (it becomes a store key segment)"),
     SYMMEM_BACKEND("symmem.backend", false, ChoiceKind.of(Backend.class), "one of auto, host, cuda, nvshmem, nccl"),
@@ -45,6 +47,9 @@ public enum ConfigVariable {
     SYMMEM_STORE_HOST("symmem.store.host", false, ChoiceKind.of(StoreHost.class), "one of rank0 (rank 0 hosts the store), "
             + "symmem (a `symmem store` process at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, "
             + "PyTorch's included)"),
+    SYMMEM_STORE_PORT_FILE("symmem.store.port-file", false, new PathKind(),
+            "an absolute file path: the rank that hosts the store writes the port it bound there (what `symmem launch` "
+                    + "reads when rank 0 binds MASTER_PORT=0)"),
     SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", false, new SizeKind(1, Limits.MAX_KEY_BYTES),
             "a size from 1 to " + Limits.MAX_KEY_BYTES + " bytes (1MiB): bytes, or with a unit such as 4KiB"),
     SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", false, new SizeKind(1, Integer.MAX_VALUE),

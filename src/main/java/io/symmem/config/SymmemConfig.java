@@ -148,6 +148,13 @@ public interface SymmemConfig {
         @WithDefault("rank0")
         StoreHost host();
 
+        /**
+         * Where the rank that hosts the store writes the port it bound, once it listens (SYMMEM_STORE_PORT_FILE):
+         * with MASTER_PORT=0, how a launcher learns the port to give the other ranks.
+         */
+        @WithName("port-file")
+        Optional<String> portFile();
+
         /** Most bytes of one key (SYMMEM_STORE_MAX_KEY_BYTES): a size, e.g. 4096 or 4KiB. */
         @WithName("max-key-bytes")
         @WithDefault("4096")

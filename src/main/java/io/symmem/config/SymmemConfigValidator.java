@@ -29,6 +29,11 @@ public final class SymmemConfigValidator {
         if (worldAndRankValid || c.localRank().isPresent() || c.localWorldSize().isPresent()) {
             checkLocal(problems, c);
         }
+        if (c.masterPort() == 0 && worldAndRankValid && !c.store().host().hostedBy(c.rank())) {
+            problems.add(bad(ConfigVariable.MASTER_PORT, 0, "a free port (0) can only be taken by the rank that hosts the store; "
+                    + "this one connects to it (RANK=" + c.rank() + ", SYMMEM_STORE_HOST=" + c.store().host().id()
+                    + "): give the store's port"));
+        }
         if (c.http().port() + Math.max(0, c.effectiveLocalRank()) > 65535) {
             problems.add(bad(ConfigVariable.SYMMEM_HTTP_PORT, c.http().port(),
                     "plus LOCAL_RANK (" + c.effectiveLocalRank() + ") must stay within 65535"));

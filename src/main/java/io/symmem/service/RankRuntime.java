@@ -143,7 +143,8 @@ public class RankRuntime {
     }
 
     public String storeAddress() {
-        return config.masterAddr() + ":" + config.masterPort();
+        WorldMember m = member;
+        return m == null ? config.masterAddr() + ":" + config.masterPort() : m.storeAddress();
     }
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */

@@ -31,6 +31,9 @@ import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
 import io.vertx.core.Vertx;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,8 +151,11 @@ public final class WorldMember implements AutoCloseable {
             Duration storeTimeout = config.timeout().store();
             if (config.store().host().hostedBy(config.rank())) {
                 server = new StoreServer(vertx, storeLimits(config));
-                server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
+                int port = server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
+                if (config.store().portFile().isPresent()) {
+                    publishPort(Path.of(config.store().portFile().get()), port);
+                }
                 events.storeHosted(server);
             }
             liveness = new Liveness(config.rank());
@@ -213,8 +219,20 @@ public final class WorldMember implements AutoCloseable {
         return allocator;
     }
 
+    /** MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0). */
     public String storeAddress() {
-        return config.masterAddr() + ":" + config.masterPort();
+        StoreServer hosted = server;
+        return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : config.masterPort());
+    }
+
+    /**
+     * Writes the store's port to {@code file} (SYMMEM_STORE_PORT_FILE) in one step: written beside it, then
+     * renamed over it, so that a reader polling for the file never reads it half written.
+     */
+    static void publishPort(Path file, int port) throws IOException {
+        Path partial = file.resolveSibling(file.getFileName() + ".partial");
+        Files.writeString(partial, port + "\n");
+        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */

@@ -157,8 +157,22 @@ class SymmemConfigLoaderTest {
     void everyBadValueIsReportedAtOnceOneLineEach() {
         InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
                 InvalidConfigurationException.class,
-                () -> load(Map.of("RANK", "abc", "WORLD_SIZE", "2", "MASTER_PORT", "0", "SYMMEM_BACKEND", "gpu")));
+                () -> load(Map.of("RANK", "abc", "WORLD_SIZE", "2", "MASTER_PORT", "65536", "SYMMEM_BACKEND", "gpu")));
         assertThat(e.problems()).hasSize(3).allSatisfy(p -> assertThat(p).doesNotContain("\n"));
+    }
+
+    @Test
+    void onlyTheRankThatHostsTheStoreMayTakeAFreePort() {
+        SymmemConfig rank0 = load(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_PORT", "0",
+                "SYMMEM_STORE_PORT_FILE", "/tmp/launch/store-port"));
+        assertThat(rank0.masterPort()).isZero();
+        assertThat(rank0.store().portFile()).contains("/tmp/launch/store-port");
+        assertThat(problem(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_PORT", "0"))).contains(
+                "MASTER_PORT=0 is invalid: a free port (0) can only be taken by the rank that hosts the store; this one "
+                        + "connects to it (RANK=1, SYMMEM_STORE_HOST=rank0): give the store's port");
+        assertThat(problem(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_PORT", "0", "SYMMEM_STORE_HOST", "symmem")))
+                .contains("MASTER_PORT=0 is invalid").contains("SYMMEM_STORE_HOST=symmem");
+        assertThat(problem(Map.of("SYMMEM_STORE_PORT_FILE", "store-port"))).contains("SYMMEM_STORE_PORT_FILE=store-port is invalid");
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.symmem.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The README's demo: 4 rank processes through the real store and the real native library. */
@@ -39,5 +41,58 @@ class LaunchDemoIT {
             assertThat(out).contains("symmetric buffer sizes differ");
             assertThat(out).containsPattern("symmem launch: rank \\d exited with code 1");
         }
+    }
+
+    private static final Pattern STORE_PORT = Pattern.compile("symmem launch: rank 0 serves the store at 127\\.0\\.0\\.1:(\\d+)");
+
+    @Test
+    void twoLaunchesAtOnceEachGetTheStorePortTheirRankZeroBound() throws Exception {
+        // Without --master-port, rank 0's store binds a free port and the launcher passes it on: two runs
+        // started together never reach for the same port (a port probed and then handed on could be).
+        try (RankProcess a = RankProcess.start("launch-a", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2))),
+                "launch", "-n", "2", "demo", "--sizes", "4KiB", "--min-time-ms", "10");
+                RankProcess b = RankProcess.start("launch-b", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2))),
+                        "launch", "-n", "2", "demo", "--sizes", "4KiB", "--min-time-ms", "10")) {
+            int codeA = a.exitCode(180);
+            int codeB = b.exitCode(180);
+            assertThat(codeA).as(a.output()).isZero();
+            assertThat(codeB).as(b.output()).isZero();
+            assertThat(a.output()).contains("[0] PASS").contains("all 2 ranks exited 0");
+            assertThat(b.output()).contains("[0] PASS").contains("all 2 ranks exited 0");
+            assertThat(storePort(a.output())).isNotEqualTo(storePort(b.output()));
+        }
+    }
+
+    @Test
+    void anExplicitMasterPortIsTheStoresPort() throws Exception {
+        int port = Ports.free();
+        try (RankProcess launcher = RankProcess.start("launch-port", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2))),
+                "launch", "-n", "2", "--master-port", Integer.toString(port), "demo", "--sizes", "4KiB", "--min-time-ms", "10")) {
+            int code = launcher.exitCode(180);
+            String out = launcher.output();
+            assertThat(code).as(out).isZero();
+            assertThat(out).contains("[0] PASS").contains("rank 0 hosts the store at 127.0.0.1:" + port)
+                    .doesNotContain("symmem launch: rank 0 serves the store at");
+        }
+    }
+
+    @Test
+    void aRankZeroThatCannotServeTheStoreEndsTheLaunchBeforeTheOtherRanksStart() throws Exception {
+        // With an external store, rank 0 hosts none, so it cannot take a free port: it says so and exits 2.
+        try (RankProcess launcher = RankProcess.start("launch-no-store", Map.of("SYMMEM_STORE_HOST", "symmem",
+                "SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2))), "launch", "-n", "2", "demo")) {
+            int code = launcher.exitCode(120);
+            String out = launcher.output();
+            assertThat(code).as(out).isEqualTo(2);
+            assertThat(out).contains("[0] symmem: MASTER_PORT=0 is invalid: a free port (0) can only be taken by the rank that "
+                    + "hosts the store").contains("symmem launch: rank 0 exited with code 2 before it served the store")
+                    .doesNotContain("[1]");
+        }
+    }
+
+    private static int storePort(String output) {
+        Matcher m = STORE_PORT.matcher(output);
+        assertThat(m.find()).as(output).isTrue();
+        return Integer.parseInt(m.group(1));
     }
 }

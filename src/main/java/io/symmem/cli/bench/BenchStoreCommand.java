@@ -1,5 +1,7 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
+import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.SymmemMain;
 import io.symmem.store.StoreServer;
 import io.symmem.store.TcpStoreClient;
 import io.vertx.core.Vertx;

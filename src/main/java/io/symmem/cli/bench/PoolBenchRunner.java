@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.AllReduce;
@@ -13,7 +13,6 @@ import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreExchange;
 import java.io.File;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,6 +31,9 @@ final class PoolBenchRunner {
     private final int rank;
     private final StoreExchange exchange;
     private final Duration timeout;
+    private final LaunchTimer timer;
+    /** Ten warm-up launches, then as many as fill --min-time-ms, at most 5000. */
+    private final LaunchTimer.Plan plan;
     private final List<String> table = new ArrayList<>();
 
     PoolBenchRunner(RankRuntime runtime, Settings settings, PrintStream out) {
@@ -41,6 +43,8 @@ final class PoolBenchRunner {
         this.rank = runtime.config().rank();
         this.exchange = runtime.exchange("bench-pool", rank, runtime.config().worldSize());
         this.timeout = runtime.config().timeout().rendezvous();
+        this.timer = new LaunchTimer(exchange, timeout);
+        this.plan = new LaunchTimer.Plan(10, 0, settings.minTimeMs(), 5000);
     }
 
     void run() {
@@ -81,9 +85,9 @@ final class PoolBenchRunner {
                 plain[i] = System.nanoTime() - t0;
             }
         }
-        double pairMedian = maxOverRanks(percentile(pair, 0.5) / 1e3);
-        double pairP99 = maxOverRanks(percentile(pair, 0.99) / 1e3);
-        double plainMedian = maxOverRanks(percentile(plain, 0.5) / 1e3);
+        double pairMedian = timer.maxOverRanks(percentile(pair, 0.5) / 1e3);
+        double pairP99 = timer.maxOverRanks(percentile(pair, 0.99) / 1e3);
+        double plainMedian = timer.maxOverRanks(percentile(plain, 0.5) / 1e3);
         row("warm pool allocate+close pair (%d bytes, %d pairs): median %.3f us, p99 %.3f us", s.pairSize(), s.pairs(),
                 pairMedian, pairP99);
         row("plain symmetric allocation with rendezvous (%d bytes, %d times): median %.1f us (allocate only; %.0fx the pool pair)",
@@ -140,70 +144,24 @@ final class PoolBenchRunner {
                 LocalBuffer result = dedicated.allocateLocal(maxBytes);
                 SymmetricMemory before = pool.allocate(12_345);  // so the measured block is not at offset 0
                 SymmetricMemory block = pool.allocate(maxBytes)) {
-            fill(dedicated, maxBytes);
-            fill(block, maxBytes);
+            LaunchTimer.fillRandom(dedicated, maxBytes, t, rank);
+            LaunchTimer.fillRandom(block, maxBytes, t, rank);
             pool.recordStream(block, stream);
             for (long size : s.sizes()) {
                 long count = Math.max(1, size / t.bytes());
                 double[] ded = new double[s.repeats()];
                 double[] poo = new double[s.repeats()];
                 for (int r = 0; r < s.repeats(); r++) {
-                    ded[r] = time(dedicated, () -> AllReduce.run(dedicated, Algorithm.AUTO, t, ReduceOp.SUM, count, result, stream,
-                            collective), stream);
-                    poo[r] = time(block, () -> AllReduce.run(block, Algorithm.AUTO, t, ReduceOp.SUM, count, result, stream,
-                            collective), stream);
+                    ded[r] = timer.time(dedicated, stream, plan, () -> AllReduce.run(dedicated, Algorithm.AUTO, t, ReduceOp.SUM,
+                            count, result, stream, collective)).micros();
+                    poo[r] = timer.time(block, stream, plan, () -> AllReduce.run(block, Algorithm.AUTO, t, ReduceOp.SUM,
+                            count, result, stream, collective)).micros();
                 }
                 double d = median(ded);
                 double p = median(poo);
                 row("%12d %12.2f %12.2f %9.3f", count * t.bytes(), d, p, p / d);
             }
         }
-    }
-
-    private void fill(SymmetricMemory memory, long bytes) {
-        SplittableRandom random = new SplittableRandom(17 + rank);
-        if (s.dtype() == DType.FLOAT32) {
-            float[] values = new float[(int) (bytes / 4)];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = (float) (random.nextDouble() * 2 - 1);
-            }
-            memory.copyFrom(values, 0);
-        } else {
-            short[] values = new short[(int) (bytes / 2)];
-            for (int i = 0; i < values.length; i++) {
-                float f = (float) (random.nextDouble() * 2 - 1);
-                values[i] = s.dtype() == DType.BFLOAT16 ? HalfFloats.toBf16(f) : HalfFloats.toFp16(f);
-            }
-            memory.copyFrom(values, 0);
-        }
-    }
-
-    private double time(SymmetricMemory memory, Runnable launch, NativeStream stream) {
-        for (int i = 0; i < 10; i++) {
-            launch.run();
-        }
-        memory.synchronize(stream);
-        long t0 = System.nanoTime();
-        for (int i = 0; i < 5; i++) {
-            launch.run();
-        }
-        memory.synchronize(stream);
-        double probe = (System.nanoTime() - t0) / 1e3 / 5;
-        long n = Math.max(10, Math.min(5000, (long) (s.minTimeMs() * 1e3 / Math.max(probe, 0.5))));
-        n = (long) maxOverRanks(n);
-        memory.barrier(1);
-        t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            launch.run();
-        }
-        memory.synchronize(stream);
-        return maxOverRanks((System.nanoTime() - t0) / 1e3 / n);
-    }
-
-    private double maxOverRanks(double value) {
-        return exchange.allGather(Double.toString(value).getBytes(StandardCharsets.UTF_8), timeout).await()
-                .atMost(timeout.plusSeconds(5)).stream().mapToDouble(b -> Double.parseDouble(new String(b, StandardCharsets.UTF_8)))
-                .max().orElseThrow();
     }
 
     private static double percentile(long[] samples, double q) {

@@ -1,5 +1,8 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
+import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.DTypeConverter;
+import io.symmem.cli.SymmemMain;
 import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
@@ -10,7 +13,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code symmem bench pool}: the memory pool's costs, one process per rank (symmem launch -n 2 bench
- * pool). Registered under {@code bench} by {@link SymmemMain}.
+ * pool).
  */
 @Command(name = "pool", description = "Memory pool: (1) a warm allocate+close pair from Java, median and p99 over"
         + " --pairs pairs timed one by one, beside a plain symmetric allocation with rendezvous; (2) --cycles random"
@@ -45,8 +48,8 @@ public class PoolBenchCommand implements Callable<Integer> {
             description = "All-reduce sizes (default ${DEFAULT-VALUE}); empty list skips the all-reduce part.")
     List<Long> sizes;
 
-    @Option(names = "--dtype", description = "fp32, bf16 or fp16 (default: bf16 on GPUs, fp32 on host).")
-    String dtype;
+    @Option(names = "--dtype", converter = DTypeConverter.class, description = "fp32, bf16 or fp16 (default: bf16 on GPUs, fp32 on host).")
+    DType dtype;
 
     @Option(names = "--min-time-ms", defaultValue = "50", description = "Target time of one all-reduce measurement (default ${DEFAULT-VALUE}).")
     int minTimeMs;
@@ -66,7 +69,7 @@ public class PoolBenchCommand implements Callable<Integer> {
         try {
             runtime.start();
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
-            DType type = dtype != null ? DType.parse(dtype) : runtime.backend().isDevice() ? DType.BFLOAT16 : DType.FLOAT32;
+            DType type = dtype != null ? dtype : runtime.backend().isDevice() ? DType.BFLOAT16 : DType.FLOAT32;
             new PoolBenchRunner(runtime, new PoolBenchRunner.Settings(pairSize, pairs, rendezvous, cycles, maxLive, maxBlock,
                     sizes, type, minTimeMs, repeats), System.out).run();
             return 0;

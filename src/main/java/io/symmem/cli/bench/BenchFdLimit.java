@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.symmem.store.BlockingStoreClient;

@@ -1,5 +1,10 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
+import io.symmem.cli.AlgorithmConverter;
+import io.symmem.cli.ByteSizeConverter;
+import io.symmem.cli.DTypeConverter;
+import io.symmem.cli.ReduceOpConverter;
+import io.symmem.cli.SymmemMain;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
@@ -14,8 +19,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code symmem bench allreduce}: all-reduce latency and bus bandwidth through the Java API, one
- * process per rank (symmem launch -n 4 bench allreduce). Registered under {@code bench} by
- * {@link SymmemMain}.
+ * process per rank (symmem launch -n 4 bench allreduce).
  */
 @Command(name = "allreduce", description = "All-reduce latency per size and algorithm through the Java API (bf16 sum by default):"
         + " N back-to-back launches on one stream, then synchronize; time per op = elapsed / N (System.nanoTime), the"
@@ -37,15 +41,17 @@ public class AllReduceBenchCommand implements Callable<Integer> {
             description = "Explicit sizes, written as --min-size, instead of the doublings from --min-size to --max-size.")
     List<Long> sizes;
 
-    @Option(names = "--dtype", defaultValue = "bf16", description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
-    String dtype;
+    @Option(names = "--dtype", defaultValue = "bf16", converter = DTypeConverter.class,
+            description = "fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
+    DType dtype;
 
-    @Option(names = "--op", defaultValue = "sum", description = "sum, avg, max or min (default ${DEFAULT-VALUE}).")
-    String op;
+    @Option(names = "--op", defaultValue = "sum", converter = ReduceOpConverter.class,
+            description = "sum, avg, max or min (default ${DEFAULT-VALUE}).")
+    ReduceOp op;
 
-    @Option(names = "--algos", split = ",", defaultValue = "one-shot,two-shot,auto",
+    @Option(names = "--algos", split = ",", defaultValue = "one-shot,two-shot,auto", converter = AlgorithmConverter.class,
             description = "Algorithms (default ${DEFAULT-VALUE}).")
-    List<String> algos;
+    List<Algorithm> algos;
 
     @Option(names = "--in-place", description = "Reduce in place instead of into local device memory.")
     boolean inPlace;
@@ -73,13 +79,7 @@ public class AllReduceBenchCommand implements Callable<Integer> {
         CollectiveBenchRunner.Settings settings;
         try {
             List<Long> list = sizes != null && !sizes.isEmpty() ? sizes : powersOfTwo(minSize, maxSize);
-            List<Algorithm> algorithms = new ArrayList<>();
-            for (String a : algos) {
-                algorithms.add(Algorithm.parse(a));
-            }
-            ReduceOp reduceOp = ReduceOp.valueOf(op.trim().toUpperCase(java.util.Locale.ROOT));
-            settings = new CollectiveBenchRunner.Settings(list, DType.parse(dtype), reduceOp, algorithms, inPlace, iters,
-                    minTimeMs, warmup, json, nccl);
+            settings = new CollectiveBenchRunner.Settings(list, dtype, op, algos, inPlace, iters, minTimeMs, warmup, json, nccl);
         } catch (IllegalArgumentException e) {
             System.err.println("symmem bench allreduce: " + e.getMessage());
             return SymmemMain.EXIT_CONFIG;

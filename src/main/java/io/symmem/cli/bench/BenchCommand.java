@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -6,7 +6,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 @Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store; bench store-hostile: the store under slow and hostile clients).",
-        subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class})
+        subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class, AllReduceBenchCommand.class, PoolBenchCommand.class})
 public class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

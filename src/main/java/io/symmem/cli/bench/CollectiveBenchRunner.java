@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.symmem.collective.AllReduce;
@@ -15,14 +15,12 @@ import io.symmem.store.StoreExchange;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /** The work of {@code symmem bench allreduce} on one rank; rank 0 prints and writes the results. */
 final class CollectiveBenchRunner {
@@ -41,6 +39,8 @@ final class CollectiveBenchRunner {
     static final String NCCL_PLAIN = "nccl", NCCL_WINDOW = "nccl-window";
 
     private static final int BARRIER_CHANNEL = 2;
+    /** Most launches one measurement sizes itself to. */
+    private static final long MAX_LAUNCHES = 2000;
     private final RankRuntime runtime;
     private final Settings s;
     private final PrintStream out;
@@ -48,7 +48,8 @@ final class CollectiveBenchRunner {
     private final int world;
     private final StoreExchange exchange;
     private final Duration timeout;
-    private final Duration rendezvousTimeout;
+    private final LaunchTimer timer;
+    private final LaunchTimer.Plan plan;
 
     CollectiveBenchRunner(RankRuntime runtime, Settings settings, PrintStream out) {
         this.runtime = runtime;
@@ -58,7 +59,13 @@ final class CollectiveBenchRunner {
         this.world = runtime.config().worldSize();
         this.exchange = runtime.exchange("bench-allreduce", rank, world);
         this.timeout = runtime.config().timeout().collective();
-        this.rendezvousTimeout = runtime.config().timeout().rendezvous();
+        this.timer = new LaunchTimer(exchange, runtime.config().timeout().rendezvous());
+        this.plan = new LaunchTimer.Plan(settings.warmup(), settings.iters(), settings.minTimeMs(), MAX_LAUNCHES);
+    }
+
+    private static void record(String column, LaunchTimer.Timing timing, Map<String, Double> micros, Map<String, Long> launches) {
+        micros.put(column, timing.micros());
+        launches.put(column, timing.launches());
     }
 
     void run() {
@@ -69,7 +76,7 @@ final class CollectiveBenchRunner {
                 LocalBuffer result = s.inPlace() ? null : memory.allocateLocal(maxBytes);
                 NativeStream stream = memory.createStream();
                 NcclColumns nccl = s.nccl() ? NcclColumns.open(runtime, exchange, memory, maxBytes) : null) {
-            fill(memory, maxBytes);
+            LaunchTimer.fillRandom(memory, maxBytes, s.dtype(), rank);
             for (long size : s.sizes()) {
                 long count = elements(size);
                 Map<String, Double> micros = new LinkedHashMap<>();
@@ -80,24 +87,20 @@ final class CollectiveBenchRunner {
                         launches.put(a.id(), 0L);
                         continue;
                     }
-                    long[] n = new long[1];
-                    micros.put(a.id(), time(memory, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result, stream, timeout),
-                            stream, n));
-                    launches.put(a.id(), n[0]);
+                    record(a.id(), timer.time(memory, stream, plan, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result,
+                            stream, timeout)), micros, launches);
                 }
                 if (nccl != null) {
                     NcclDataType dtype = NcclDataType.of(s.dtype());
                     NcclRedOp op = NcclRedOp.of(s.op());
-                    long[] n = new long[1];
-                    micros.put(NCCL_PLAIN, time(memory, () -> nccl.plain(count, dtype, op, stream), stream, n));
-                    launches.put(NCCL_PLAIN, n[0]);
-                    micros.put(NCCL_WINDOW, time(memory, () -> nccl.window(count, dtype, op, stream), stream, n));
-                    launches.put(NCCL_WINDOW, n[0]);
+                    record(NCCL_PLAIN, timer.time(memory, stream, plan, () -> nccl.plain(count, dtype, op, stream)), micros, launches);
+                    record(NCCL_WINDOW, timer.time(memory, stream, plan, () -> nccl.window(count, dtype, op, stream)), micros, launches);
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
                 rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
             }
-            barrierMicros = time(memory, () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, runtime.config().timeout().barrier()), stream, new long[1]);
+            barrierMicros = timer.time(memory, stream, plan,
+                    () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, runtime.config().timeout().barrier())).micros();
         }
         if (rank == 0) {
             print(rows, barrierMicros);
@@ -118,64 +121,8 @@ final class CollectiveBenchRunner {
         return columns;
     }
 
-    /** Random inputs in [-1, 1) in the bench's dtype, once (the values do not change the timing). */
-    private void fill(SymmetricMemory memory, long bytes) {
-        SplittableRandom random = new SplittableRandom(17 + rank);
-        if (s.dtype() == DType.FLOAT32) {
-            float[] values = new float[(int) (bytes / 4)];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = (float) (random.nextDouble() * 2 - 1);
-            }
-            memory.copyFrom(values, 0);
-        } else {
-            short[] values = new short[(int) (bytes / 2)];
-            for (int i = 0; i < values.length; i++) {
-                float f = (float) (random.nextDouble() * 2 - 1);
-                values[i] = s.dtype() == DType.BFLOAT16 ? HalfFloats.toBf16(f) : HalfFloats.toFp16(f);
-            }
-            memory.copyFrom(values, 0);
-        }
-    }
-
-    /**
-     * Warm-up, a probe that sizes N (the max over ranks), a host barrier that lines the ranks up,
-     * then N back-to-back launches and one synchronize; µs per op, the maximum over ranks.
-     */
-    private double time(SymmetricMemory memory, Runnable launch, NativeStream stream, long[] launchesOut) {
-        for (int i = 0; i < s.warmup(); i++) {
-            launch.run();
-        }
-        memory.synchronize(stream);
-        long n = s.iters();
-        if (n <= 0) {
-            int probe = 5;
-            long t0 = System.nanoTime();
-            for (int i = 0; i < probe; i++) {
-                launch.run();
-            }
-            memory.synchronize(stream);
-            double probeMicros = (System.nanoTime() - t0) / 1e3 / probe;
-            n = Math.max(10, Math.min(2000, (long) (s.minTimeMs() * 1e3 / Math.max(probeMicros, 0.5))));
-            n = gather(Long.toString(n)).stream().mapToLong(Long::parseLong).max().orElseThrow();
-        }
-        memory.barrier(1);
-        long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            launch.run();
-        }
-        memory.synchronize(stream);
-        double micros = (System.nanoTime() - t0) / 1e3 / n;
-        launchesOut[0] = n;
-        return gather(Double.toString(micros)).stream().mapToDouble(Double::parseDouble).max().orElseThrow();
-    }
-
     private long elements(long bytes) {
         return Math.max(1, bytes / s.dtype().bytes());
-    }
-
-    private List<String> gather(String value) {
-        return exchange.allGather(value.getBytes(StandardCharsets.UTF_8), rendezvousTimeout).await().atMost(rendezvousTimeout.plusSeconds(5))
-                .stream().map(b -> new String(b, StandardCharsets.UTF_8)).toList();
     }
 
     private double busbw(long bytes, double micros) {

@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;

@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.bench;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

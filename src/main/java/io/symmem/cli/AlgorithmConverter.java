@@ -1,0 +1,10 @@
+package io.symmem.cli;
+
+import io.symmem.collective.Algorithm;
+
+/** An all-reduce algorithm option: auto, one-shot or two-shot (any case, '_' for '-'), see {@link Algorithm#parse}. */
+public class AlgorithmConverter extends ParsingConverter<Algorithm> {
+    public AlgorithmConverter() {
+        super(Algorithm::parse);
+    }
+}

@@ -1,0 +1,8 @@
+package io.symmem.cli;
+
+/** A chaos phase option: rendezvous, collective, barrier, store or idle, any case, see {@link ChaosPhase#parse}. */
+public class ChaosPhaseConverter extends ParsingConverter<ChaosPhase> {
+    public ChaosPhaseConverter() {
+        super(ChaosPhase::parse);
+    }
+}
