@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 
-TARGET_US = {16 << 20: 2500.0, 64 << 20: 10000.0}  # issue 22, 4 ranks on 16 cores
+TARGET_US = {16 << 20: 2500.0, 64 << 20: 10000.0}  # the host backend's targets, 4 ranks on 16 cores (docs/host-backend.md)
 SMALL = (4096, 65536)  # "small sizes still <= 0.02x Gloo"
 
 

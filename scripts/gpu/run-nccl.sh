@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NCCL issue's GPU-machine run (issue 12, parts 1, 2, 6), in one go, about 3-5 minutes:
+# The NCCL GPU-machine run (loading, the communicator surface, the symmetric backend), in one go, about 3-5 minutes:
 #   1. which NCCL the Java app finds by itself (python3 on PATH = /opt/torch/.venv: the pip wheel),
 #      the system one through SYMMEM_NCCL_LIBRARY, and the "not found" message for a wrong path
 #   2. world 1: every collective x dtype x op x size (1, 7, 4099, 1000003) against a float64

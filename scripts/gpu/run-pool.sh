@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The memory pool's GPU-machine run (issue 13), in one go, under 8 minutes, on one GPU or more:
+# The memory pool's GPU-machine run, in one go, under 8 minutes, on one GPU or more:
 #   1. native build (CMake, in the background while 2 runs) and the view tests: test_buffer_view
 #      (host), test_cuda_view (views on cuda: collectives at offsets, two streams, markers) and
 #      test_cuda_collectives (nothing else broke: the collectives now take the data offset)

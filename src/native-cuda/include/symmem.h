@@ -183,7 +183,7 @@ symmem_status symmem_wait_signal(symmem_buffer* buffer, int peer, int channel, i
  * from the put/wait slots: the same guarantee without a round trip; see docs/cuda-backend.md.) */
 symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms);
 
-/* ---- additions of ABI 1 for the cuda backend (issue 3) ------------------------------------
+/* ---- streams, device-side waits and collectives of every dtype ---------------------------------
  *
  * Streams: `stream` is a cudaStream_t (NULL = the legacy default stream). On a cuda buffer the
  * *_on_stream calls and the collectives below ENQUEUE work and return; a device-side wait that
@@ -281,7 +281,7 @@ typedef struct symmem_topology {
 symmem_status symmem_cuda_topology(symmem_topology* out);
 
 
-/* ---- data movement and local memory (ABI 1 additions for Java) ------------------------------
+/* ---- data movement and local memory ------------------------------------------------------------
  * Host <-> symmetric buffer copies, device-local scratch for out-of-place results, and streams.
  * Copies are synchronous: on cuda they first wait for all work already enqueued on the backend's
  * device (any stream), so results of earlier collectives are visible, and return once the data
@@ -315,7 +315,7 @@ symmem_status symmem_stream_create(symmem_backend* backend, void** out_stream);
 symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
 
 
-/* ---- NVSHMEM (ABI 1 additions, issue 11) ---------------------------------------------------
+/* ---- NVSHMEM -----------------------------------------------------------------------------------
  * NVSHMEM's host library (libnvshmem_host.so.3) is opened at run time from candidate paths the
  * caller gives, never linked. Only its host API is used: initialisation by unique id
  * (nvshmemx_hostlib_init_attr; the header's nvshmemx_init_attr is inline and needs NVSHMEM's
@@ -376,7 +376,7 @@ symmem_status symmem_nvshmem_team_destroy(int team);
  * Every peer is reached with nvshmem_ptr (SYMMEM_ERR_UNSUPPORTED naming the rank when NULL);
  * sizes are checked as at symmem_buffer_import. */
 symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int world, const int* pes);
-/* ==== views and stream markers (issue 13: the memory pool) ===================================
+/* ==== views and stream markers (the memory pool) ================================================
  * A view is the window [offset, offset + size) of an imported buffer (its segment): a handle that
  * every buffer call accepts, as if it were a buffer of `size` bytes whose data starts at `offset`
  * of every rank's segment. Rank r's view memory is rank r's segment mapping plus the offset, so no
@@ -412,7 +412,7 @@ symmem_status symmem_stream_marker_wait(symmem_stream_marker* marker, int timeou
 /* NULL is a no-op. */
 symmem_status symmem_stream_marker_free(symmem_stream_marker* marker);
 
-/* ==== NCCL (issue 12): communicators through a libnccl loaded at run time =====================
+/* ==== NCCL: communicators through a libnccl loaded at run time ==================================
  * libsymmem neither links NCCL nor needs nccl.h to build: symmem_nccl_load dlopens a libnccl.so.2
  * chosen by the caller and resolves each entry point with dlsym (docs/nccl.md). In a build without
  * CUDA every call here fails with SYMMEM_ERR_UNSUPPORTED.

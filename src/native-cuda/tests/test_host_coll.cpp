@@ -1,4 +1,4 @@
-// The ABI-1 collectives on the host backend (float32 here; test_host_dtypes covers every dtype):
+// The collectives on the host backend (float32 here; test_host_dtypes covers every dtype):
 // all_reduce sum/avg/max/min in and out of place, all_gather, reduce_scatter, memset32 and
 // write_value32, and argument checks.
 #include <cmath>

@@ -49,7 +49,7 @@ int main() {
   CHECK_OK(symmem_tunable_check(pdl));
   unsetenv("SYMMEM_CUDA_PDL");
 
-  // Once the silent clamp of an earlier version: now an error at open, for cuda and nccl alike.
+  // A value out of range is an error at open (not clamped), for cuda and nccl alike.
   expect_open_refused("cuda", "SYMMEM_CUDA_ONE_SHOT_BLOCKS", "100000");
   expect_open_refused("cuda", "SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "1MiB");
   expect_open_refused("nccl", "SYMMEM_CUDA_THREADS", "abc");

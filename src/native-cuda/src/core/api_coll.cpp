@@ -1,4 +1,4 @@
-// C entry points of the ABI-1 additions: stream variants of the signals, memset/write, and the
+// C entry points for stream variants of the signals, memset/write, and the
 // collectives with dtype/op/algo. Every argument is checked here, with a message that names it;
 // the backends only do the work.
 #include <cstdint>

@@ -11,7 +11,7 @@
 namespace symmem::host {
 namespace {
 
-// The public channels plus one internal channel for the ABI-1 collectives.
+// The public channels plus one internal channel for the collectives.
 constexpr size_t kSignalPadBytes =
     size_t{SYMMEM_SIGNAL_CHANNELS + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
 

@@ -36,7 +36,7 @@ class HostBuffer final : public symmem_buffer {
   symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
   symmem_status barrier(int channel, int timeout_ms) override;
 
-  // ABI-1 additions, on the CPU (docs/host-backend.md): every dtype and op of the cuda backend,
+  // Streams and collectives, on the CPU (docs/host-backend.md): every dtype and op of the cuda backend,
   // float32 accumulation; `stream` is ignored; every call is synchronous. The element work runs on
   // the rank's worker threads (PoolHolder). The collectives synchronise on an internal channel
   // (kCollectiveChannel) past the public ones.

@@ -1,4 +1,4 @@
-// The ABI-1 collectives on the host backend, synchronous (stream ignored). Every step between two
+// The collectives on the host backend, synchronous (stream ignored). Every step between two
 // barriers is one job of element work (host_reduce.h) that the rank's threads share; every element
 // is reduced in rank order whatever thread runs it, so every rank and every run gets the same bits.
 //

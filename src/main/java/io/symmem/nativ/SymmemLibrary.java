@@ -243,7 +243,7 @@ final class SymmemLibrary {
 
     static native int symmem_barrier(BufferHandle buffer, int channel, int timeoutMs);
 
-    // ABI-1 additions: streams, memset/write, synchronisation, collectives with dtype/op/algo
+    // streams, memset/write, synchronisation, collectives with dtype/op/algo
     static native @Cast("size_t") long symmem_dtype_size(@Cast("symmem_dtype") int dtype);
 
     static native int symmem_put_signal_on_stream(BufferHandle buffer, int peer, int channel, Pointer stream,
@@ -355,7 +355,7 @@ final class SymmemLibrary {
 
     static native int symmem_buffer_import_pes(BufferHandle buffer, int rank, int world, @Cast("const int*") int[] pes);
 
-    // ==== NCCL (issue 12): symmem.h's NCCL section, one to one. Device buffers travel as addresses
+    // ==== NCCL: symmem.h's NCCL section, one to one. Device buffers travel as addresses
     // (long), so that a buffer's offset is plain arithmetic and any memory owner (LocalBuffer now,
     // symmetric buffers later) can pass its pointer. NativeNccl is the only caller. ==============
     static final int SYMMEM_NCCL_UNIQUE_ID_BYTES = 128;
