@@ -59,14 +59,6 @@ size_t dtype_bytes(int d) {
   }
 }
 
-symmem_status check_imported(symmem_buffer* buffer, const char* what) {
-  SYMMEM_REQUIRE(buffer != nullptr, "%s: buffer is NULL", what);
-  if (!buffer->imported())
-    return fail(SYMMEM_ERR_STATE, "%s: the buffer is not imported yet (call symmem_buffer_import)",
-                what);
-  return SYMMEM_OK;
-}
-
 symmem_status check_peer(symmem_buffer* buffer, int peer, const char* what) {
   SYMMEM_REQUIRE(peer >= 0 && peer < buffer->world(),
                  "%s: peer %d is out of range 0..%d (world %d)", what, peer, buffer->world() - 1,

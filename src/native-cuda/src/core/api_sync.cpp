@@ -8,14 +8,6 @@ using namespace symmem;
 
 namespace {
 
-symmem_status check_imported(symmem_buffer* buffer, const char* what) {
-  SYMMEM_REQUIRE(buffer != nullptr, "%s: buffer is NULL", what);
-  if (!buffer->imported())
-    return fail(SYMMEM_ERR_STATE, "%s: the buffer is not imported yet (call symmem_buffer_import)",
-                what);
-  return SYMMEM_OK;
-}
-
 symmem_status check_peer(symmem_buffer* buffer, int peer) {
   SYMMEM_REQUIRE(peer >= 0 && peer < buffer->world(), "peer %d is out of range 0..%d (world %d)",
                  peer, buffer->world() - 1, buffer->world());

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "core/abi.h"
+#include "core/status.h"
 
 struct symmem_buffer {
   virtual ~symmem_buffer() = default;
@@ -143,5 +144,15 @@ symmem_status cuda_topology(symmem_topology* out);
 symmem_status open_nvshmem_backend(int device, symmem_backend** out);
 // src/nccl when built with nvcc, else core/nccl_stub.cpp. Needs symmem_nccl_load first.
 symmem_status open_nccl_backend(int device, symmem_backend** out);
+
+// The first check of every entry point that signals or reduces: a buffer, and one already mapped
+// to its peers.
+inline symmem_status check_imported(symmem_buffer* buffer, const char* what) {
+  if (buffer == nullptr) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: buffer is NULL", what);
+  if (!buffer->imported())
+    return fail(SYMMEM_ERR_STATE, "%s: the buffer is not imported yet (call symmem_buffer_import)",
+                what);
+  return SYMMEM_OK;
+}
 
 }  // namespace symmem

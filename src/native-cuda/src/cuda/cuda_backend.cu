@@ -55,12 +55,7 @@ symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer*
   b->device_ = device;
   SYMMEM_RT(cudaSetDevice(device), "cudaSetDevice(%d)", device);
 
-  CUmemAllocationProp ap;
-  std::memset(&ap, 0, sizeof ap);
-  ap.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  ap.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  ap.location.id = device;
-  ap.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  const CUmemAllocationProp ap = fd_shareable_device_memory(device);
   SYMMEM_CU(d->MemCreate(&b->handle_, total, &ap, 0), "cuMemCreate(%llu bytes, device %d)",
             static_cast<unsigned long long>(total), device);
   b->have_handle_ = true;

@@ -71,12 +71,7 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   if (size_bytes > (uint64_t{1} << 50))
     return fail(SYMMEM_ERR_INVALID_ARGUMENT, "size_bytes %llu is too large",
                 static_cast<unsigned long long>(size_bytes));
-  CUmemAllocationProp ap;
-  std::memset(&ap, 0, sizeof ap);
-  ap.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  ap.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  ap.location.id = device;
-  ap.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  const CUmemAllocationProp ap = fd_shareable_device_memory(device);
   size_t gran = 0;
   SYMMEM_CU(d->MemGetAllocationGranularity(&gran, &ap, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
             "cuMemGetAllocationGranularity(device %d)", device);

@@ -96,6 +96,16 @@ symmem_status fail_rt(cudaError_t e, const char* fmt, ...) {
               cudaGetErrorString(e));
 }
 
+CUmemAllocationProp fd_shareable_device_memory(int device) {
+  CUmemAllocationProp ap;
+  std::memset(&ap, 0, sizeof ap);
+  ap.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  ap.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  ap.location.id = device;
+  ap.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return ap;
+}
+
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return false;

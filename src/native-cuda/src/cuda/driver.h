@@ -51,6 +51,10 @@ symmem_status fail_rt(cudaError_t e, const char* fmt, ...) __attribute__((format
   } while (0)
 
 // Environment switches read by the backend.
+// Pinned memory on `device` that can be exported as a POSIX fd: what every symmetric allocation
+// (and the granularity asked for it) describes.
+CUmemAllocationProp fd_shareable_device_memory(int device);
+
 bool env_flag(const char* name);  // "1", "true", "yes", "on" (any case)
 bool multicast_disabled();        // SYMMEM_DISABLE_MULTICAST or TORCH_SYMM_MEM_DISABLE_MULTICAST
 bool overlapping_devices_allowed();  // SYMMEM_ALLOW_OVERLAPPING_DEVICES
