@@ -1,7 +1,7 @@
 package io.symmem.cli;
 
-import io.symmem.store.StoreServer;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.symmem.collective.AllReduce;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
