@@ -172,13 +172,7 @@ public final class BlockingStoreClient implements Store {
     @Override
     public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
         return run(() -> {
-            check(StoreArguments.checkKeys(keys, limits));
-            if (keys.size() != values.size()) {
-                throw new IllegalArgumentException("multiSet got " + keys.size() + " keys but " + values.size() + " values");
-            }
-            for (byte[] value : values) {
-                check(StoreArguments.checkValue(value, limits));
-            }
+            check(StoreArguments.checkMultiSet(keys, values, limits));
             send(RequestEncoder.multiSet(WireKeys.onWire(keys), values));
             return null;
         });

@@ -5,7 +5,6 @@ import io.symmem.store.ContextTasks;
 import io.symmem.store.DurationText;
 import io.symmem.store.Store;
 import io.symmem.store.StoreException;
-import io.symmem.store.StoreLimitExceededException;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreProtocolException;
 import io.symmem.store.StoreTimeoutException;
@@ -14,6 +13,7 @@ import io.symmem.store.wire.FrameInput;
 import io.symmem.store.wire.Popped;
 import io.symmem.store.wire.RequestEncoder;
 import io.symmem.store.wire.ResponseDecoder;
+import io.symmem.store.wire.StoreArguments;
 import io.symmem.store.wire.TcpStoreWire;
 import io.symmem.store.wire.WireKeys;
 import io.vertx.core.Context;
@@ -244,18 +244,8 @@ public final class TcpStoreClient implements Store {
     @Override
     public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        if (keys.size() != values.size()) {
-            done.completeExceptionally(new IllegalArgumentException(
-                    "multiSet got " + keys.size() + " keys but " + values.size() + " values"));
+        if (rejected(StoreArguments.checkMultiSet(keys, values, limits), done)) {
             return toUni(done);
-        }
-        if (rejectInvalidKeys(keys, done)) {
-            return toUni(done);
-        }
-        for (byte[] value : values) {
-            if (rejectInvalidValue(value, done)) {
-                return toUni(done);
-            }
         }
         if (keys.isEmpty()) {
             done.complete(null);
@@ -1100,50 +1090,25 @@ public final class TcpStoreClient implements Store {
         }
     }
 
+    /** Refuses keys the server would refuse: sending one would get this whole connection closed. */
     private boolean rejectInvalidKeys(List<String> keys, CompletableFuture<?> result) {
-        if (keys == null) {
-            result.completeExceptionally(new IllegalArgumentException("keys must not be null"));
-            return true;
-        }
-        if (keys.size() > limits.maxKeysPerRequest()) {
-            result.completeExceptionally(new StoreLimitExceededException(keys.size()
-                    + " keys in one request exceed the store's limit of " + limits.maxKeysPerRequest()));
-            return true;
-        }
-        for (String key : keys) {
-            if (rejectInvalidKey(key, result)) {
-                return true;
-            }
-        }
-        return false;
+        return rejected(StoreArguments.checkKeys(keys, limits), result);
     }
 
-    /** Refuses keys the server would refuse: sending one would get this whole connection closed. */
     private boolean rejectInvalidKey(String key, CompletableFuture<?> result) {
-        if (key == null) {
-            result.completeExceptionally(new IllegalArgumentException("key must not be null"));
-            return true;
-        }
-        int bytes = RequestEncoder.keyBytes(WireKeys.onWire(key));
-        if (bytes > limits.maxKeyBytes()) {
-            result.completeExceptionally(new StoreLimitExceededException(
-                    "key of " + bytes + " bytes exceeds the store's limit of " + limits.maxKeyBytes()));
-            return true;
-        }
-        return false;
+        return rejected(StoreArguments.checkKey(key, limits), result);
     }
 
     private boolean rejectInvalidValue(byte[] value, CompletableFuture<?> result) {
-        if (value == null) {
-            result.completeExceptionally(new IllegalArgumentException("value must not be null"));
-            return true;
+        return rejected(StoreArguments.checkValue(value, limits), result);
+    }
+
+    private static boolean rejected(RuntimeException problem, CompletableFuture<?> result) {
+        if (problem == null) {
+            return false;
         }
-        if (value.length > limits.maxValueBytes()) {
-            result.completeExceptionally(new StoreLimitExceededException(
-                    "value of " + value.length + " bytes exceeds the store's limit of " + limits.maxValueBytes()));
-            return true;
-        }
-        return false;
+        result.completeExceptionally(problem);
+        return true;
     }
 
     private static <T> Uni<T> toUni(CompletableFuture<T> future) {

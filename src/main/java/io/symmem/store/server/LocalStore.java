@@ -123,16 +123,7 @@ public final class LocalStore implements Store {
 
     @Override
     public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
-        RuntimeException problem = StoreArguments.checkKeys(keys, limits);
-        if (problem == null && values == null) {
-            problem = new IllegalArgumentException("values must not be null");
-        }
-        if (problem == null && keys.size() != values.size()) {
-            problem = new IllegalArgumentException("multiSet got " + keys.size() + " keys but " + values.size() + " values");
-        }
-        for (int i = 0; problem == null && i < values.size(); i++) {
-            problem = StoreArguments.checkValue(values.get(i), limits);
-        }
+        RuntimeException problem = StoreArguments.checkMultiSet(keys, values, limits);
         return run(QueryType.MULTI_SET, problem, () -> {
             state.setAll(WireKeys.inState(keys), List.copyOf(values));
             return null;

@@ -4,7 +4,11 @@ import io.symmem.store.StoreLimitExceededException;
 import io.symmem.store.StoreLimits;
 import java.util.List;
 
-/** Checks of keys and values against {@link StoreLimits}, before an operation starts. */
+/**
+ * Checks of keys and values against {@link StoreLimits}, before an operation starts: the one rule for
+ * every client and the in-process store, so that a request the server would refuse (and close the
+ * connection for) is refused up front with the same message everywhere.
+ */
 public final class StoreArguments {
 
     private StoreArguments() {}
@@ -45,6 +49,27 @@ public final class StoreArguments {
         if (value.length > limits.maxValueBytes()) {
             return new StoreLimitExceededException("value of " + value.length + " bytes exceeds the store's limit of "
                     + limits.maxValueBytes());
+        }
+        return null;
+    }
+
+    /** MULTI_SET's keys and values: the first problem, or null. */
+    public static RuntimeException checkMultiSet(List<String> keys, List<byte[]> values, StoreLimits limits) {
+        RuntimeException problem = checkKeys(keys, limits);
+        if (problem != null) {
+            return problem;
+        }
+        if (values == null) {
+            return new IllegalArgumentException("values must not be null");
+        }
+        if (keys.size() != values.size()) {
+            return new IllegalArgumentException("multiSet got " + keys.size() + " keys but " + values.size() + " values");
+        }
+        for (byte[] value : values) {
+            problem = checkValue(value, limits);
+            if (problem != null) {
+                return problem;
+            }
         }
         return null;
     }
