@@ -4,7 +4,6 @@ import io.symmem.store.DurationText;
 import io.symmem.store.StoreLimits;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.impl.ContextInternal;
 import io.vertx.core.net.NetSocket;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -209,7 +208,8 @@ final class AnswerQueue {
     // ---- the drain time limit ----
 
     private void armDrainTimer(long delayMillis) {
-        drainTimer = ((ContextInternal) context).setTimer(Math.max(1, delayMillis), id -> checkDrain());
+        // On the context: Vert.x sets the timer on the current context, so it fires here.
+        drainTimer = context.owner().setTimer(Math.max(1, delayMillis), id -> checkDrain());
     }
 
     private void checkDrain() {

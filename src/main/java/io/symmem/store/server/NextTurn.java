@@ -4,7 +4,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.symmem.store.ContextTasks;
 import io.vertx.core.Context;
-import io.vertx.core.impl.ContextInternal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,7 +30,7 @@ final class NextTurn {
 
     NextTurn(Context context) {
         this.context = context;
-        EventLoop eventLoop = ((ContextInternal) context).nettyEventLoop();
+        EventLoop eventLoop = VertxInternals.eventLoopOf(context);
         this.loop = eventLoop instanceof SingleThreadEventLoop single ? single : null;
     }
 

@@ -7,8 +7,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.symmem.store.StoreSpin;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.impl.VertxInternal;
-import io.vertx.core.impl.VertxThread;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -47,15 +45,10 @@ final class StoreEventLoop implements AutoCloseable {
     }
 
     static StoreEventLoop create(Vertx vertx, long spinNanos) {
-        VertxInternal internal = (VertxInternal) vertx;
         // Vert.x 4.5's transport classes (internal names): a rename lands in the logged fallback below.
-        String transport = internal.transport().getClass().getSimpleName();
-        ThreadFactory threads = runnable -> {
-            VertxThread thread = new VertxThread(runnable, "symmem-store-server-" + SERIAL.incrementAndGet(), false,
-                    internal.maxEventLoopExecTime(), internal.maxEventLoopExecTimeUnit());
-            thread.setDaemon(true); // a store left open must not keep the JVM alive
-            return thread;
-        };
+        String transport = VertxInternals.transportName(vertx);
+        // Daemon threads: a store left open must not keep the JVM alive.
+        ThreadFactory threads = VertxInternals.daemonLoopThreads(vertx, () -> "symmem-store-server-" + SERIAL.incrementAndGet());
         EventLoopGroup group;
         String kind;
         if (transport.equals("JDKTransport")) {
@@ -66,9 +59,9 @@ final class StoreEventLoop implements AutoCloseable {
             kind = "epoll";
         } else {
             LOG.infof("store server: Vert.x transport %s has no dedicated store loop here; using a shared event loop", transport);
-            return new StoreEventLoop(null, internal.createEventLoopContext(), "shared Vert.x event loop (" + transport + ")");
+            return new StoreEventLoop(null, VertxInternals.sharedLoopContext(vertx), "shared Vert.x event loop (" + transport + ")");
         }
-        Context context = internal.createEventLoopContext(group.next(), null, StoreEventLoop.class.getClassLoader());
+        Context context = VertxInternals.contextOn(vertx, group.next());
         return new StoreEventLoop(group, context, kind + " loop, polls " + spinNanos / 1_000 + " µs after activity");
     }
 

@@ -11,9 +11,7 @@ import io.symmem.store.wire.StoreRequest;
 import io.symmem.store.wire.TcpStoreWire;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.impl.ContextInternal;
 import io.vertx.core.net.NetSocket;
-import io.vertx.core.net.impl.NetSocketInternal;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import org.jboss.logging.Logger;
@@ -160,17 +158,13 @@ final class StoreServerConnection implements AnswerQueue.Owner {
     private void closeAfterFlush() {
         socket.close();
         if (answers.queued() > 0) {
-            ((ContextInternal) context).setTimer(limits.answerDrainTimeout().toMillis(), t -> abort());
+            context.owner().setTimer(limits.answerDrainTimeout().toMillis(), t -> abort());
         }
     }
 
-    /**
-     * Closes the socket now, dropping what was queued for it. Not socket.close() nor channel().close():
-     * both go through Vert.x's handler, which first waits for the queued bytes to go out; closing from
-     * Vert.x's handler context goes past it, to the socket.
-     */
+    /** Closes the socket now, dropping what was queued for it. */
     private void abort() {
-        ((NetSocketInternal) socket).channelHandlerContext().close();
+        VertxInternals.abort(socket);
     }
 
     /** The answer queue passed the hard bound, or has not drained within the time limit. */
