@@ -759,55 +759,7 @@ public final class TcpStoreClient implements Store {
                 + " waiting for key(s) " + missing, missing);
     }
 
-    // ---- answers ----------------------------------------------------------------------------
-
-    /** Takes the answer to one written request off the input. */
-    private abstract static class Answer {
-        /** Reads the complete answer and returns true, or returns false if more bytes are needed. */
-        abstract boolean consume(FrameInput in);
-
-        /** Runs after the entry left the in-flight queue (so follow-up writes land behind it). */
-        void afterConsumed() {}
-
-        abstract void fail(StoreException error);
-
-        /** True once nobody waits for this answer (the caller cancelled): the request need not be sent. */
-        boolean abandoned() {
-            return false;
-        }
-    }
-
-    private static final class Reply<T> extends Answer {
-        private final ResponseDecoder<T> decoder;
-        private final CompletableFuture<T> result;
-        private T value;
-
-        Reply(ResponseDecoder<T> decoder, CompletableFuture<T> result) {
-            this.decoder = decoder;
-            this.result = result;
-        }
-
-        @Override
-        boolean consume(FrameInput in) {
-            value = decoder.decode(in);
-            return value != null;
-        }
-
-        @Override
-        void afterConsumed() {
-            result.complete(value);
-        }
-
-        @Override
-        void fail(StoreException error) {
-            result.completeExceptionally(error);
-        }
-
-        @Override
-        boolean abandoned() {
-            return result.isDone();
-        }
-    }
+    // ---- waits ------------------------------------------------------------------------------
 
     /**
      * Starts a WAIT for {@code keys}; once they exist, {@code then} (if any) goes out right behind it,
@@ -824,7 +776,7 @@ public final class TcpStoreClient implements Store {
             // The follow-up's answer always comes after the WAIT's; it counts only if the wait was satisfied
             // (after a cancel the server still answers the held follow-up, e.g. an empty GET).
             PendingWait wait = new PendingWait(keys, timeout, reported, () -> {});
-            Outbound gated = new Outbound(then.frame, new Gated(then.answer, wait));
+            Outbound gated = new Outbound(then.frame, new Gated(then.answer, () -> wait.satisfied));
             wait.result.whenComplete((ok, error) -> {
                 if (error != null) {
                     result.completeExceptionally(error);
@@ -853,70 +805,6 @@ public final class TcpStoreClient implements Store {
                 ContextTasks.tryRun(context, wait::withdraw);
             }
         });
-    }
-
-    /** A pipelined follow-up's answer: read it in any case, pass it on only if its wait was satisfied. */
-    private static final class Gated extends Answer {
-        private final Answer inner;
-        private final PendingWait wait;
-
-        Gated(Answer inner, PendingWait wait) {
-            this.inner = inner;
-            this.wait = wait;
-        }
-
-        @Override
-        boolean consume(FrameInput in) {
-            return inner.consume(in);
-        }
-
-        @Override
-        void afterConsumed() {
-            if (wait.satisfied) {
-                inner.afterConsumed();
-            }
-        }
-
-        @Override
-        void fail(StoreException error) {
-            inner.fail(error);
-        }
-
-        @Override
-        boolean abandoned() {
-            return inner.abandoned();
-        }
-    }
-
-    /**
-     * The answer to a CANCEL_WAIT that the server sends in order: a WAIT_CANCELED byte if the WAIT had
-     * been answered STOP_WAITING before the cancel arrived; nothing otherwise (then the server answered
-     * WAIT_CANCELED in the wait's own place, which is earlier in the stream, so this is known here).
-     */
-    private static final class CancelAck extends Answer {
-        private final PendingWait wait;
-
-        CancelAck(PendingWait wait) {
-            this.wait = wait;
-        }
-
-        @Override
-        boolean consume(FrameInput in) {
-            if (!wait.satisfied) {
-                return true;
-            }
-            if (!in.has(1)) {
-                return false;
-            }
-            int answer = in.readUnsignedByte();
-            if (answer != TcpStoreWire.WAIT_CANCELED) {
-                throw new StoreProtocolException("CANCEL_WAIT answered " + answer + ", expected WAIT_CANCELED");
-            }
-            return true;
-        }
-
-        @Override
-        void fail(StoreException error) {}
     }
 
     private enum WaitState { QUEUED, SENT, CANCELLING, DONE }
@@ -1060,7 +948,7 @@ public final class TcpStoreClient implements Store {
             state = WaitState.CANCELLING;
             NetSocket cancelledOn = socket;
             socket.write(RequestEncoder.cancelWait());
-            inFlight.addLast(new CancelAck(this));
+            inFlight.addLast(new CancelAck(() -> satisfied));
             // After CANCEL_WAIT the server sends nothing late for this WAIT, so answers are in order
             // again: the queue may go out.
             waitOutstanding = false;
