@@ -3,7 +3,7 @@ package io.symmem.cli;
 import io.smallrye.mutiny.Uni;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreTimeoutException;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

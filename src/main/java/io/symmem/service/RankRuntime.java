@@ -12,7 +12,7 @@ import io.symmem.nccl.NcclGroups;
 import io.symmem.store.Store;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -6,7 +6,7 @@ import io.symmem.service.store.HttpWaitLimit;
 import io.symmem.service.store.StoreDtos;
 import io.symmem.service.store.StoreHttpException;
 import io.symmem.store.Store;
-import io.symmem.store.StoreServer;
+import io.symmem.store.server.StoreServer;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;

@@ -4,7 +4,7 @@ import io.vertx.core.Context;
 import java.util.concurrent.RejectedExecutionException;
 
 /** Running work on an event-loop context whose loop may already have ended. */
-final class ContextTasks {
+public final class ContextTasks {
 
     private ContextTasks() {
     }
@@ -14,7 +14,7 @@ final class ContextTasks {
      * stopped, or the client's Vert.x closed) and will run nothing any more, so the caller answers
      * for it.
      */
-    static boolean tryRun(Context context, Runnable action) {
+    public static boolean tryRun(Context context, Runnable action) {
         try {
             context.runOnContext(ignored -> action.run());
             return true;

@@ -21,12 +21,12 @@ public final class CounterValues {
     }
 
     /** The bytes ADD stores for {@code n}. */
-    static byte[] of(long n) {
+    public static byte[] of(long n) {
         return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The error of an ADD on a key whose value is not an integer, as every store reports it to its caller. */
-    static IllegalArgumentException notAnInteger(String store, String key) {
+    public static IllegalArgumentException notAnInteger(String store, String key) {
         return new IllegalArgumentException("store " + store + ": add on key '" + key + "' whose value is not a decimal integer");
     }
 }

@@ -1,6 +1,7 @@
 package io.symmem.store;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.store.client.TcpStoreClient;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;

@@ -45,7 +45,7 @@ public final class LiveKeys {
      * The scope of a member key (what comes before {@code symmem/live/member/}), or null when
      * {@code key} is no member key (the rank part must be a decimal number).
      */
-    static String memberScope(String key) {
+    public static String memberScope(String key) {
         int at = key.lastIndexOf(MEMBER);
         if (at < 0 || at + MEMBER.length() == key.length()) {
             return null;
@@ -59,7 +59,7 @@ public final class LiveKeys {
     }
 
     /** The rank named by a member key for which {@link #memberScope} is not null. */
-    static int memberRank(String key) {
+    public static int memberRank(String key) {
         return Integer.parseInt(key.substring(key.lastIndexOf(MEMBER) + MEMBER.length()));
     }
 

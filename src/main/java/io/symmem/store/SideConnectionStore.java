@@ -1,6 +1,7 @@
 package io.symmem.store;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.store.server.LocalStore;
 import java.time.Duration;
 import java.util.List;
 

@@ -3,6 +3,7 @@ package io.symmem.store;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import io.symmem.store.client.TcpStoreClient;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.IdentityHashMap;

@@ -1,6 +1,9 @@
 package io.symmem.store;
 
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.LocalStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -8,7 +11,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
-import io.smallrye.mutiny.subscription.Cancellable;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

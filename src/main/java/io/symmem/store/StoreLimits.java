@@ -10,7 +10,7 @@ import java.util.Objects;
  * refused before its payload is buffered.
  *
  * <p>The answer-queue bounds protect the store from clients that do not read their answers (see
- * {@link AnswerQueue}): a connection whose unsent answers reach {@code answerQueueBytes} is no longer
+ * the server's answer queue): a connection whose unsent answers reach {@code answerQueueBytes} is no longer
  * read from, and its requests are no longer applied, until they drain to half of it; one whose answer
  * bytes queued in the server pass {@code answerQueueCloseBytes}, or that is held back that long
  * without its socket taking a byte for {@code answerDrainTimeout}, is closed. The same
@@ -33,7 +33,7 @@ public record StoreLimits(int maxKeyBytes, int maxValueBytes, int maxKeysPerRequ
     public static final long DEFAULT_ANSWER_QUEUE_BYTES = 16L * 1024 * 1024;
     /**
      * Four times the soft bound. Answers are copied into the queue in slices of at most
-     * {@link AnswerQueue#SLICE_BYTES} and only while the queue is under the soft bound, so with these
+     * the answer queue's 64 KiB slice and only while the queue is under the soft bound, so with these
      * defaults the queue stays under 16 MiB + 64 KiB even for a 64 MiB value, and the hard bound is a
      * backstop that no sequence of requests reaches.
      */

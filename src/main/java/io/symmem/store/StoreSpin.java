@@ -15,7 +15,7 @@ import io.symmem.config.ConfigVariable;
  * cores, 0 (block at once) on smaller ones, where a polling thread would take the core that the
  * other side of the round trip needs.
  */
-final class StoreSpin {
+public final class StoreSpin {
 
     static final long DEFAULT_MICROS = 50;
     static final int MIN_CORES_FOR_DEFAULT = 8;
@@ -23,11 +23,11 @@ final class StoreSpin {
     private StoreSpin() {
     }
 
-    static long clientNanos() {
+    public static long clientNanos() {
         return 1_000L * fromEnvironment(ConfigVariable.SYMMEM_STORE_SPIN_MICROS);
     }
 
-    static long serverNanos() {
+    public static long serverNanos() {
         return 1_000L * fromEnvironment(ConfigVariable.SYMMEM_STORE_SERVER_SPIN_MICROS);
     }
 

@@ -3,7 +3,7 @@ package io.symmem.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -10,7 +10,7 @@ import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeException;
 import io.symmem.nativ.NativeStream;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -2,8 +2,8 @@ package io.symmem.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.symmem.store.BlockingStoreClient;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.BlockingStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

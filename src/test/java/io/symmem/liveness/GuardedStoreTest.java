@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.symmem.store.RendezvousAbortedException;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreServer;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.symmem.collective.ReduceOp;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
 import java.time.Duration;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.symmem.memory.SymmetricMemPool;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.symmem.testing.ThreadRanks;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

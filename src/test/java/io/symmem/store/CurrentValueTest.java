@@ -5,6 +5,7 @@ import static io.symmem.store.StoreTestSupport.bytes;
 import static io.symmem.store.StoreTestSupport.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.symmem.store.client.TcpStoreClient;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.store.server.LocalStore;
+import io.symmem.store.server.StoreStats;
 import io.vertx.core.Vertx;
 import java.lang.reflect.Proxy;
 import java.time.Duration;

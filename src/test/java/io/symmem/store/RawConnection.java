@@ -14,13 +14,13 @@ import java.nio.charset.StandardCharsets;
  * A blocking socket that writes TCPStore frames byte by byte as written here from the protocol
  * description (independent of the production encoder), to pin the wire format down.
  */
-final class RawConnection implements AutoCloseable {
+public final class RawConnection implements AutoCloseable {
 
     private final Socket socket;
     private final OutputStream out;
     private final DataInputStream in;
 
-    RawConnection(int port) throws IOException {
+    public RawConnection(int port) throws IOException {
         this(port, 0);
     }
 
@@ -29,7 +29,7 @@ final class RawConnection implements AutoCloseable {
      * window is small from the start): a client that does not read then holds up the server after a
      * few KiB instead of the megabytes loopback buffers take.
      */
-    RawConnection(int port, int receiveBufferBytes) throws IOException {
+    public RawConnection(int port, int receiveBufferBytes) throws IOException {
         socket = new Socket();
         if (receiveBufferBytes > 0) {
             socket.setReceiveBufferSize(receiveBufferBytes);
@@ -44,62 +44,62 @@ final class RawConnection implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
-    RawConnection validate() throws IOException {
+    public RawConnection validate() throws IOException {
         return send(frame(0).putInt(0x3C85F7CE));
     }
 
-    static ByteBuffer frame(int queryType) {
+    public static ByteBuffer frame(int queryType) {
         ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
         buffer.put((byte) queryType);
         return buffer;
     }
 
-    static ByteBuffer string(ByteBuffer buffer, String text) {
+    public static ByteBuffer string(ByteBuffer buffer, String text) {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         return buffer.putLong(bytes.length).put(bytes);
     }
 
-    RawConnection send(ByteBuffer buffer) throws IOException {
+    public RawConnection send(ByteBuffer buffer) throws IOException {
         out.write(buffer.array(), 0, buffer.position());
         out.flush();
         return this;
     }
 
-    RawConnection sendBytes(byte[] bytes) throws IOException {
+    public RawConnection sendBytes(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
         return this;
     }
 
-    int readByte() throws IOException {
+    public int readByte() throws IOException {
         return in.readUnsignedByte();
     }
 
-    long readLong() throws IOException {
+    public long readLong() throws IOException {
         byte[] bytes = new byte[8];
         in.readFully(bytes);
         return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
-    int readInt() throws IOException {
+    public int readInt() throws IOException {
         byte[] bytes = new byte[4];
         in.readFully(bytes);
         return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
     }
 
     /** The local port: how the server names this connection ("127.0.0.1:port"). */
-    int localPort() {
+    public int localPort() {
         return socket.getLocalPort();
     }
 
-    byte[] readVector() throws IOException {
+    public byte[] readVector() throws IOException {
         byte[] bytes = new byte[(int) readLong()];
         in.readFully(bytes);
         return bytes;
     }
 
     /** True if the server closed the connection (EOF or reset) within the socket timeout. */
-    boolean closedByServer() throws IOException {
+    public boolean closedByServer() throws IOException {
         try {
             return in.read() == -1;
         } catch (EOFException | java.net.SocketException e) {
@@ -110,7 +110,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     /** Reads whatever is left; true if the server closed the connection (EOF or reset) within the socket timeout. */
-    boolean readsToTheEnd() throws IOException {
+    public boolean readsToTheEnd() throws IOException {
         byte[] sink = new byte[64 * 1024];
         try {
             while (in.read(sink) >= 0) {
@@ -125,7 +125,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     /** True if nothing arrives within {@code millis}. */
-    boolean silentFor(int millis) throws IOException {
+    public boolean silentFor(int millis) throws IOException {
         socket.setSoTimeout(millis);
         try {
             return in.read() == -2;

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.symmem.store.StoreTestSupport.Subscribed;
+import io.symmem.store.client.TcpStoreClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,6 +9,9 @@ import static io.symmem.store.StoreTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.symmem.store.client.BlockingStoreClient;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** One Vert.x instance per test class, closed after it: the base of every store test that needs one. */
-abstract class VertxTest {
+public abstract class VertxTest {
     protected static Vertx vertx;
 
     @BeforeAll

@@ -1,8 +1,8 @@
 package io.symmem.testing;
 
 import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;

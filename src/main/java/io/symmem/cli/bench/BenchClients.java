@@ -1,8 +1,8 @@
 package io.symmem.cli.bench;
 
-import io.symmem.store.BlockingStoreClient;
 import io.symmem.store.Store;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.BlockingStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,8 @@
 package io.symmem.cli.bench;
 
 import io.symmem.store.Store;
-
 import io.symmem.store.StoreTimeoutException;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

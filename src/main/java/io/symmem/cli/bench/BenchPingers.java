@@ -1,7 +1,7 @@
 package io.symmem.cli.bench;
 
-import io.symmem.store.BlockingStoreClient;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.BlockingStoreClient;
+import io.symmem.store.client.TcpStoreClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.symmem.cli.bench;
 
-import io.symmem.store.StoreServer;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package io.symmem.cli.bench;
 
 import io.symmem.cli.ByteSizeConverter;
 import io.symmem.cli.SymmemMain;
-import io.symmem.store.StoreServer;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.symmem.cli.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.symmem.store.BlockingStoreClient;
-import io.symmem.store.StoreConnectionStats;
 import io.symmem.store.StoreLimits;
-import io.symmem.store.StoreServer;
-import io.symmem.store.StoreStats;
-import io.symmem.store.TcpStoreClient;
+import io.symmem.store.client.BlockingStoreClient;
+import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.server.StoreConnectionStats;
+import io.symmem.store.server.StoreServer;
+import io.symmem.store.server.StoreStats;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.io.IOException;
