@@ -3,6 +3,8 @@ package io.symmem.store.server;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Part of an answer that has not been encoded for the socket yet. Small frames are kept as bytes;
@@ -86,70 +88,73 @@ abstract sealed class AnswerPart {
 
     /** MULTI_GET: one length-prefixed value per key, in order. */
     static final class Vectors extends AnswerPart {
-        private final List<byte[]> values;
-        private int index;
-        private Vector current;
-        private long left;
+        private final VectorSequence<byte[]> values;
 
         Vectors(List<byte[]> values) {
-            this.values = values;
-            for (byte[] value : values) {
-                left += Vector.size(value.length);
-            }
+            this.values = new VectorSequence<>(values, v -> v, v -> v.length);
         }
 
         @Override
         long remaining() {
-            return left;
+            return values.left;
         }
 
         @Override
         void encodeInto(Buffer out, int max) {
-            int start = out.length();
-            while (out.length() - start < max && left > 0) {
-                if (current == null || current.remaining() == 0) {
-                    current = new Vector(values.get(index++));
-                }
-                int before = out.length();
-                current.encodeInto(out, max - (out.length() - start));
-                left -= out.length() - before;
-            }
+            values.encodeInto(out, max);
         }
     }
 
     /** LIST_KEYS: int64 count, then each wire key as a length-prefixed string (ISO-8859-1 = its bytes). */
     static final class Keys extends AnswerPart {
-        private final List<String> keys;
+        private final int count;
         /** Bytes of the int64 count encoded so far. */
         private int countDone;
-        private int index;
-        private Vector current;
-        private long left;
+        private final VectorSequence<String> keys;
 
         Keys(List<String> keys) {
-            this.keys = keys;
-            left = 8;
-            for (String key : keys) {
-                left += Vector.size(key.length());
-            }
+            this.count = keys.size();
+            // A key's bytes are made only when its turn comes: a long listing is not copied up front.
+            this.keys = new VectorSequence<>(keys, k -> k.getBytes(StandardCharsets.ISO_8859_1), String::length);
         }
 
         @Override
         long remaining() {
-            return left;
+            return 8 - countDone + keys.left;
         }
 
         @Override
         void encodeInto(Buffer out, int max) {
             int start = out.length();
             while (countDone < 8 && out.length() - start < max) {
-                out.appendByte((byte) ((long) keys.size() >>> (8 * countDone)));
+                out.appendByte((byte) ((long) count >>> (8 * countDone)));
                 countDone++;
-                left--;
             }
+            keys.encodeInto(out, max - (out.length() - start));
+        }
+    }
+
+    /** Items written one after another as length-prefixed vectors, resumable at any byte. */
+    private static final class VectorSequence<T> {
+        private final List<T> items;
+        private final Function<T, byte[]> bytes;
+        private int index;
+        private Vector current;
+        long left;
+
+        VectorSequence(List<T> items, Function<T, byte[]> bytes, ToIntFunction<T> length) {
+            this.items = items;
+            this.bytes = bytes;
+            for (T item : items) {
+                left += Vector.size(length.applyAsInt(item));
+            }
+        }
+
+        void encodeInto(Buffer out, int max) {
+            int start = out.length();
             while (out.length() - start < max && left > 0) {
                 if (current == null || current.remaining() == 0) {
-                    current = new Vector(keys.get(index++).getBytes(StandardCharsets.ISO_8859_1));
+                    current = new Vector(bytes.apply(items.get(index++)));
                 }
                 int before = out.length();
                 current.encodeInto(out, max - (out.length() - start));
