@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22's GPU-machine run: the host backend (CPUs only) next to PyTorch Gloo, on that machine's
+# The host backend's GPU-machine run: the host backend (CPUs only) next to PyTorch Gloo, on that machine's
 # CPUs, in one go (under 8 minutes; every step has a timeout and a failing step does not stop the
 # others):
 #   1. a plain memory-bandwidth figure (scripts/gpu/stream_bw.c: copy, add, 4-input sum; 1 thread
