@@ -37,6 +37,27 @@ bool progress(PendingSet& set, Op op) {
   return any;
 }
 
+enum class Step { done, moved, idle };
+
+// Repeats `step` until it is done, the process is aborted or the deadline passes. Barriers of a
+// collective are short waits: yield for up to 200 us before the back-off sleeps (see Backoff);
+// any progress starts the back-off again.
+template <class F>
+Driven poll(const Deadline& dl, F step) {
+  Backoff backoff(200000);
+  for (;;) {
+    const Step st = step();
+    if (st == Step::done) return Driven::done;
+    if (st == Step::moved) {
+      backoff.reset();
+      continue;
+    }
+    if (aborted()) return Driven::aborted;
+    if (dl.expired()) return Driven::timed_out;
+    backoff.pause();
+  }
+}
+
 }  // namespace
 
 std::string rank_list(const PendingSet& set) {
@@ -53,21 +74,12 @@ std::string rank_list(const PendingSet& set) {
 
 Driven drive(PendingSet& puts, PendingSet& takes, const Deadline& dl) {
   // Puts and takes advance together: one slow peer never delays signalling the others, and a
-  // timeout can name every rank that is missing, not just the first. Barriers of a collective are
-  // short waits: yield for up to 200 us before the back-off sleeps (see Backoff).
-  Backoff backoff(200000);
-  for (;;) {
+  // timeout can name every rank that is missing, not just the first.
+  return poll(dl, [&] {
     bool moved = progress(puts, try_put);
     moved |= progress(takes, try_take);
-    if (puts.empty() && takes.empty()) return Driven::done;
-    if (moved) {
-      backoff.reset();
-      continue;
-    }
-    if (aborted()) return Driven::aborted;
-    if (dl.expired()) return Driven::timed_out;
-    backoff.pause();
-  }
+    return puts.empty() && takes.empty() ? Step::done : moved ? Step::moved : Step::idle;
+  });
 }
 
 void arrive(uint32_t* own_slot, uint32_t epoch) { __atomic_store_n(own_slot, epoch, __ATOMIC_RELEASE); }
@@ -76,18 +88,10 @@ Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl) {
   auto reached = [epoch](uint32_t* s) {
     return static_cast<int32_t>(__atomic_load_n(s, __ATOMIC_ACQUIRE) - epoch) >= 0;
   };
-  Backoff backoff(200000);  // as in drive()
-  for (;;) {
+  return poll(dl, [&] {
     const bool moved = progress(waiting, reached);
-    if (waiting.empty()) return Driven::done;
-    if (moved) {
-      backoff.reset();
-      continue;
-    }
-    if (aborted()) return Driven::aborted;
-    if (dl.expired()) return Driven::timed_out;
-    backoff.pause();
-  }
+    return waiting.empty() ? Step::done : moved ? Step::moved : Step::idle;
+  });
 }
 
 }  // namespace symmem::host
