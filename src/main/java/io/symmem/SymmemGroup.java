@@ -11,6 +11,7 @@ import io.symmem.memory.PoolOptions;
 import io.symmem.memory.SymmetricMemPool;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.service.WorldMember;
+import io.symmem.store.GroupRanks;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
 import io.symmem.store.StoreExchange;
@@ -57,33 +58,16 @@ public final class SymmemGroup implements AutoCloseable {
         this.exchange = member.exchange(name, GroupRanks.indexOf(worldRanks, world.rank()), worldRanks.length);
     }
 
-    /**
-     * Every member gives the same ranks in the same order, or every member fails saying how they differ.
-     * The check is indexed by the members' order in the sorted list, which members that list the same
-     * ranks in another order still share (the group's own rank numbers would collide).
-     */
+    /** Every member gives the same ranks in the same order, or every member fails saying how they differ. */
     void agreeOnMembers(Duration timeout) {
-        int[] sorted = worldRanks.clone();
-        Arrays.sort(sorted);
-        StoreExchange check = member.exchange(name + "~members", Arrays.binarySearch(sorted, world.rank()), sorted.length);
-        String mine = Arrays.toString(worldRanks);
-        List<byte[]> all;
         try {
-            all = check.allGather(mine.getBytes(StandardCharsets.UTF_8), timeout).await().atMost(timeout.plusSeconds(5));
+            GroupRanks.agree(member.runStore(), name, worldRanks, world.rank(), timeout).await().atMost(timeout.plusSeconds(5));
+        } catch (IllegalArgumentException e) {
+            throw e;
         } catch (RuntimeException e) {
-            throw new IllegalStateException("group '" + name + "' of world ranks " + mine + ": not every member made it "
-                    + "(every one of them must call world.group with the same name and ranks): " + e.getMessage(), e);
-        }
-        List<String> differing = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            String theirs = new String(all.get(i), StandardCharsets.UTF_8);
-            if (!theirs.equals(mine)) {
-                differing.add("world rank " + sorted[i] + " made it of " + theirs);
-            }
-        }
-        if (!differing.isEmpty()) {
-            throw new IllegalArgumentException("the members of group '" + name + "' disagree on its ranks: rank "
-                    + world.rank() + " made it of " + mine + ", " + String.join(", ", differing));
+            throw new IllegalStateException("group '" + name + "' of world ranks " + Arrays.toString(worldRanks)
+                    + ": not every member made it (every one of them must call world.group with the same name and ranks): "
+                    + e.getMessage(), e);
         }
     }
 

@@ -6,6 +6,8 @@ import io.symmem.config.SymmemConfig;
 import io.symmem.liveness.WorldFailure;
 import io.symmem.service.RankRuntime;
 import io.symmem.service.WorldMember;
+import io.symmem.store.GroupNames;
+import io.symmem.store.GroupRanks;
 import io.symmem.store.Store;
 import io.vertx.core.Vertx;
 import java.io.IOException;

@@ -13,15 +13,18 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
  * Finds out, for one rank, when a peer or the store is gone, and reports it to {@link Liveness}:
  * <ol>
  * <li><b>Departures</b> (the fast path): the rank sets its ephemeral member key on its own {@code events}
- * connection and always has a WAIT pending for the next departure key. A symmem store deletes the
- * member key of a connection that closes without leaving and publishes a departure, which wakes
- * every rank's WAIT: a killed rank is known everywhere within milliseconds.</li>
+ * connection and always has a WAIT pending for the next entry of the world log ({@link LiveKeys}). A
+ * symmem store deletes the member key of a connection that closes without leaving and logs a
+ * departure, which wakes every rank's WAIT: a killed rank is known everywhere within milliseconds.
+ * The log also says when a rank joined, became ready and left in order: every entry goes to the
+ * agent's listener (the service's world events), and only departures fail the world.</li>
  * <li><b>The store</b>: the {@code events} connection dropping means the store (and, when rank 0 hosts
  * it, rank 0) is gone; see {@link #connectionLost}.</li>
  * <li><b>Heartbeats</b> (the rest: a rank that hangs, a store that cannot watch connections, such as
@@ -36,8 +39,11 @@ import org.jboss.logging.Logger;
  */
 public final class LivenessAgent implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(LivenessAgent.class);
-    /** A departure WAIT is re-posted this often (it ends at its deadline and is simply renewed). */
-    private static final Duration WATCH_CHUNK = Duration.ofMinutes(10);
+    /**
+     * Shortest wait for the next log entry before the watch looks for a hole (a number claimed by a
+     * publisher that died before it set the entry); the wait is at least twice the liveness bound.
+     */
+    private static final Duration MIN_WATCH_CHUNK = Duration.ofSeconds(2);
     /** Fewest milliseconds between beats, however short the liveness bound. */
     private static final long MIN_INTERVAL_MS = 50;
 
@@ -59,6 +65,10 @@ public final class LivenessAgent implements AutoCloseable {
     private final Set<Integer> declared = new java.util.HashSet<>();
     private long lastCheckNanos;
     private volatile boolean monitoring;
+    private final Duration watchChunk;
+    private final Consumer<LiveKeys.WorldRecord> records;
+    /** The log number the watch found claimed but empty at its last timeout; 0 if none. */
+    private long suspectedHole;
 
     /**
      * @param events the rank's own liveness connection (member key, departure waits, beats); on the
@@ -70,6 +80,14 @@ public final class LivenessAgent implements AutoCloseable {
      */
     public LivenessAgent(Liveness liveness, Store events, Store probe, int worldSize, Duration bound, String storeName,
             boolean storeHostedByRank0) {
+        this(liveness, events, probe, worldSize, bound, storeName, storeHostedByRank0, record -> { });
+    }
+
+    /** As above; {@code records} hears every entry of the world log, in order, on the agent's threads. */
+    public LivenessAgent(Liveness liveness, Store events, Store probe, int worldSize, Duration bound, String storeName,
+            boolean storeHostedByRank0, Consumer<LiveKeys.WorldRecord> records) {
+        this.records = records;
+        this.watchChunk = bound.multipliedBy(2).compareTo(MIN_WATCH_CHUNK) > 0 ? bound.multipliedBy(2) : MIN_WATCH_CHUNK;
         this.liveness = liveness;
         this.events = events;
         this.probe = probe;
@@ -87,9 +105,9 @@ public final class LivenessAgent implements AutoCloseable {
     }
 
     /**
-     * Joins liveness: member key, first beat, and the departure watch (departures published before
-     * this rank joined are reported at once). Call before the world rendezvous, so that a rank dying
-     * during it is noticed too.
+     * Joins liveness: member key, first beat, the "joined" log entry, and the watch of the world log
+     * (departures logged before this rank joined are reported at once). Call before the world
+     * rendezvous, so that a rank dying during it is noticed too.
      */
     public void start(Duration storeTimeout) {
         beat();
@@ -98,13 +116,67 @@ public final class LivenessAgent implements AutoCloseable {
             events.set(LiveKeys.member(rank), Integer.toString(rank).getBytes(StandardCharsets.US_ASCII))
                     .await().atMost(storeTimeout);
         }
-        long published = events.add(LiveKeys.DEPARTURES, 0).await().atMost(storeTimeout);
-        for (long n = 1; n <= published; n++) {
-            departed(LiveKeys.Departure.decode(events.get(LiveKeys.departure(n), storeTimeout).await().atMost(storeTimeout)),
-                    ", before rank " + rank + " joined");
-        }
-        watchFrom(published + 1);
+        publish(new LiveKeys.WorldRecord(rank, LiveKeys.Kind.JOINED, "joined the world"), storeTimeout);
+        watchFrom(readLog(probe.add(LiveKeys.EVENTS, 0).await().atMost(storeTimeout), storeTimeout));
         timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Logs that this rank finished the world rendezvous; does not wait (a failure only loses the entry). */
+    public void publishReady() {
+        onTimer(() -> {
+            try {
+                publish(new LiveKeys.WorldRecord(rank, LiveKeys.Kind.READY, "finished the world rendezvous"), bound);
+            } catch (RuntimeException e) {
+                LOG.debugf("rank %d: 'ready' not logged: %s", rank, e.getMessage());
+            }
+        });
+    }
+
+    /** Runs {@code task} on the agent's thread (it may block), unless the agent has stopped. */
+    private void onTimer(Runnable task) {
+        try {
+            if (!stopped) {
+                timer.execute(task);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // stopped meanwhile: nothing more to watch or log
+        }
+    }
+
+    /** Appends {@code record} to the world log, on the probe connection (the events one holds a WAIT). */
+    private long publish(LiveKeys.WorldRecord record, Duration timeout) {
+        long n = probe.add(LiveKeys.EVENTS, 1).await().atMost(timeout);
+        probe.set(LiveKeys.event(n), record.encode()).await().atMost(timeout);
+        return n;
+    }
+
+    /**
+     * Reports the entries logged before the watch starts, in batches of one request each, and returns
+     * the number the watch starts at: the first one not set yet (its publisher may be setting it now,
+     * or have died: the watch tells the two apart).
+     */
+    private long readLog(long published, Duration storeTimeout) {
+        final int batch = 128;
+        String when = ", before rank " + rank + " joined";
+        for (long from = 1; from <= published; from += batch) {
+            List<String> keys = new ArrayList<>();
+            for (long n = from; n <= Math.min(published, from + batch - 1); n++) {
+                keys.add(LiveKeys.event(n));
+            }
+            if (!probe.check(keys).await().atMost(storeTimeout)) {
+                for (int i = 0; i < keys.size(); i++) {
+                    if (!probe.check(List.of(keys.get(i))).await().atMost(storeTimeout)) {
+                        return from + i;
+                    }
+                    received(LiveKeys.WorldRecord.decode(probe.get(keys.get(i), storeTimeout).await().atMost(storeTimeout)), when);
+                }
+                continue;
+            }
+            for (byte[] value : probe.multiGet(keys, storeTimeout).await().atMost(storeTimeout.plusSeconds(1))) {
+                received(LiveKeys.WorldRecord.decode(value), when);
+            }
+        }
+        return published + 1;
     }
 
     /**
@@ -145,6 +217,7 @@ public final class LivenessAgent implements AutoCloseable {
         }
         // On the beats' own connection, so that no beat still in flight lands after it.
         events.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
+        publish(new LiveKeys.WorldRecord(rank, LiveKeys.Kind.LEFT, "left in order"), timeout);
         if (!(storeHostedByRank0 && rank == 0)) {
             probe.delete(LiveKeys.member(rank)).await().atMost(timeout);
         }
@@ -160,30 +233,67 @@ public final class LivenessAgent implements AutoCloseable {
         if (stopped) {
             return;
         }
-        String key = LiveKeys.departure(next);
-        events.get(key, WATCH_CHUNK).subscribe().with(value -> {
-            departed(LiveKeys.Departure.decode(value), "");
+        events.get(LiveKeys.event(next), watchChunk).subscribe().with(value -> {
+            suspectedHole = 0;
+            received(LiveKeys.WorldRecord.decode(value), "");
             watchFrom(next + 1);
         }, error -> {
             if (error instanceof StoreTimeoutException) {
-                watchFrom(next);
+                onTimer(() -> watchFrom(skipHole(next)));
             } else if (!stopped) {
                 // The events connection failed; connectionLost() names it when the drop is what happened.
-                LOG.debugf("rank %d: departure watch ended: %s", rank, error.getMessage());
+                LOG.debugf("rank %d: world log watch ended: %s", rank, error.getMessage());
                 connectionLost();
             }
         });
     }
 
-    private void departed(LiveKeys.Departure departure, String when) {
+    /**
+     * The watch of entry {@code next} timed out. A number claimed (the log is longer) but still empty
+     * after two whole waits belongs to a publisher that died between its ADD and its SET: it stays a
+     * hole, and the watch moves past it. A live publisher sets its entry within a round trip, and one
+     * stalled for two liveness bounds is declared gone by its heartbeat anyway.
+     */
+    private long skipHole(long next) {
+        try {
+            long published = probe.add(LiveKeys.EVENTS, 0).await().atMost(bound);
+            if (published < next) {
+                suspectedHole = 0;
+                return next;
+            }
+            if (suspectedHole == next) {
+                LOG.debugf("rank %d: world log entry %d was claimed but never set; skipping it", rank, next);
+                suspectedHole = 0;
+                return next + 1;
+            }
+            suspectedHole = next;
+        } catch (RuntimeException e) {
+            LOG.debugf("rank %d: could not read the world log's length: %s", rank, e.getMessage());
+        }
+        return next;
+    }
+
+    /** An entry of the world log: told to the listener; a departure fails the world. */
+    private void received(LiveKeys.WorldRecord record, String when) {
         if (stopped) {
             return;
         }
+        try {
+            records.accept(record);
+        } catch (RuntimeException e) {
+            LOG.debugf("rank %d: world log listener failed: %s", rank, e.getMessage());
+        }
+        if (record.kind() == LiveKeys.Kind.GONE) {
+            departed(record, when);
+        }
+    }
+
+    private void departed(LiveKeys.WorldRecord departure, String when) {
         if (departure.rank() == rank) {
-            liveness.fail(Set.of(rank), "rank " + rank + " itself was declared gone by its peers (" + departure.how() + when + ")");
+            liveness.fail(Set.of(rank), "rank " + rank + " itself was declared gone by its peers (" + departure.detail() + when + ")");
             return;
         }
-        liveness.fail(Set.of(departure.rank()), "rank " + departure.rank() + " is gone (" + departure.how() + when + ")");
+        liveness.fail(Set.of(departure.rank()), "rank " + departure.rank() + " is gone (" + departure.detail() + when + ")");
     }
 
     // ---- heartbeats ---------------------------------------------------------------------------
@@ -269,12 +379,12 @@ public final class LivenessAgent implements AutoCloseable {
         }
         for (int r : silent) {
             declared.add(r);
-            LiveKeys.Departure departure = new LiveKeys.Departure(r, "no heartbeat for more than " + bound.toMillis()
+            LiveKeys.WorldRecord departure = LiveKeys.WorldRecord.gone(r, "no heartbeat for more than " + bound.toMillis()
                     + " ms, seen by rank " + rank);
-            long n = probe.add(LiveKeys.DEPARTURES, 1).await().atMost(bound);
-            probe.set(LiveKeys.departure(n), departure.encode()).await().atMost(bound);
-            LOG.warnf("rank %d: rank %d sent no heartbeat for %d ms: departure %d published", rank, r, bound.toMillis(), n);
-            departed(departure, "");
+            long n = publish(departure, bound);
+            LOG.warnf("rank %d: rank %d sent no heartbeat for %d ms: departure logged as world event %d", rank, r, bound.toMillis(), n);
+            departed(departure, ""); // at once; the listener hears of it from the log, like every rank
+
         }
     }
 }

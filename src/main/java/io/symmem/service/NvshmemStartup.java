@@ -30,12 +30,17 @@ public final class NvshmemStartup {
 
     /** Loads NVSHMEM and sets its environment; not found: an error listing every place looked at. */
     static NvshmemStartup load(Map<String, String> env) {
+        return load(env, "SYMMEM_BACKEND=nvshmem");
+    }
+
+    /** As above; {@code purpose} says in the error what needed NVSHMEM. */
+    public static NvshmemStartup load(Map<String, String> env, String purpose) {
         List<LibraryCandidate> candidates = NvshmemLibraryLocator.candidates(env);
         Map<String, String> toExport = NvshmemEnvironment.resolve(env).toExport();
         try {
             return new NvshmemStartup(NvshmemLibrary.load(candidates.stream().map(LibraryCandidate::path).toList(), toExport));
         } catch (NativeException e) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nvshmem: " + withOrigins(e.getMessage(), candidates)
+            throw new IllegalStateException(purpose + ": " + withOrigins(e.getMessage(), candidates)
                     + "\nSet SYMMEM_NVSHMEM_HOME to the directory holding lib/libnvshmem_host.so.3, or install the "
                     + "nvidia-nvshmem-cu13 wheel in the Python environment on PATH", e);
         }

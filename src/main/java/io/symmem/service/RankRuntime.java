@@ -9,6 +9,9 @@ import io.symmem.memory.SymmetricAllocator;
 import io.symmem.memory.SymmetricMemPool;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nccl.NcclGroups;
+import io.symmem.service.world.WorldEvent;
+import io.symmem.service.world.WorldView;
+import io.symmem.store.LiveKeys;
 import io.symmem.store.Store;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
@@ -37,10 +40,7 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class RankRuntime {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class);
-    public static final String WORLD = "world";
-
-    /** Address on the event bus where this rank publishes world events (JSON: type, ranks, reason, at). */
-    public static final String WORLD_EVENTS = "symmem.world.events";
+    public static final String WORLD = io.symmem.store.GroupNames.WORLD;
 
     /** FAILED: the world rendezvous failed. LOST: joined, then a peer (or the store) was found gone. */
     public enum State { NOT_STARTED, JOINING, READY, FAILED, LOST }
@@ -59,6 +59,8 @@ public class RankRuntime {
     int httpPort;
 
     private volatile State state = State.NOT_STARTED;
+    /** What this rank knows of every rank of its world; made at start. */
+    private volatile WorldView view;
     private volatile String error;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     /** How this rank joins, holds and leaves its world; null until started. */
@@ -74,6 +76,7 @@ public class RankRuntime {
             return;
         }
         state = State.JOINING;
+        view = new WorldView(config.rank(), config.worldSize(), this::publish);
         member = new WorldMember(config, vertx, json, httpPort, new WorldMember.Events() {
             @Override
             public void storeHosted(StoreServer server) {
@@ -83,6 +86,11 @@ public class RankRuntime {
             @Override
             public void worldFailed(WorldFailure failure) {
                 RankRuntime.this.worldFailed(failure);
+            }
+
+            @Override
+            public void worldRecord(LiveKeys.WorldRecord record) {
+                view.record(record);
             }
         });
         Thread joiner = new Thread(this::join, "symmem-world-rendezvous");
@@ -153,6 +161,12 @@ public class RankRuntime {
         return m == null ? null : m.store();
     }
 
+    /** The store under this run's prefix (SYMMEM_RUN_ID), where the world's groups keep their keys; null until reached. */
+    public Store runStore() {
+        WorldMember m = member;
+        return m == null ? null : m.runStore();
+    }
+
     /** The store server when this rank hosts it (rank 0, once started); null otherwise. */
     public StoreServer storeServer() {
         WorldMember m = member;
@@ -206,20 +220,27 @@ public class RankRuntime {
 
     /**
      * The world can no longer work (the member has aborted the native waits already): readiness goes
-     * down, and the event is published for whoever listens (the service's world events).
+     * down, and the world view tells its subscribers.
      */
     private void worldFailed(WorldFailure failure) {
         if (state == State.READY || state == State.JOINING) {
             error = failure.reason();
             state = state == State.READY ? State.LOST : State.FAILED;
         }
+        view.aborted(failure);
+    }
+
+    /** This rank's view of its world; null before {@link #start}. */
+    public WorldView view() {
+        return view;
+    }
+
+    /** Every world event also goes on the event bus, for components of this process. */
+    private void publish(WorldEvent event) {
         try {
-            io.vertx.core.json.JsonObject event = new io.vertx.core.json.JsonObject().put("type", "world-failed")
-                    .put("rank", config.rank()).put("ranks", new io.vertx.core.json.JsonArray(List.copyOf(failure.ranks())))
-                    .put("reason", failure.reason()).put("at", failure.at().toString());
-            vertx.eventBus().publish(WORLD_EVENTS, event);
-        } catch (RuntimeException e) {
-            LOG.debugf("world event not published: %s", e.getMessage());
+            vertx.eventBus().publish(WorldView.EVENT_BUS_ADDRESS, new io.vertx.core.json.JsonObject(json.writeValueAsString(event)));
+        } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            LOG.debugf("world event not published on the event bus: %s", e.getMessage());
         }
     }
 

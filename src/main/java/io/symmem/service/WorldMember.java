@@ -19,6 +19,7 @@ import io.symmem.nccl.Nccl;
 import io.symmem.nccl.NcclGroups;
 import io.symmem.nccl.NcclVersion;
 import io.symmem.store.EventBusStore;
+import io.symmem.store.LiveKeys;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.SideConnectionStore;
 import io.symmem.store.SideConnections;
@@ -93,6 +94,13 @@ public final class WorldMember implements AutoCloseable {
 
         /** The world failed; the native waits have been aborted already. */
         default void worldFailed(WorldFailure failure) {
+        }
+
+        /**
+         * An entry of the world log: a rank joined, became ready, left or is gone (this rank's own
+         * entries included), in log order, on a liveness thread; must not block.
+         */
+        default void worldRecord(LiveKeys.WorldRecord record) {
         }
     }
 
@@ -181,6 +189,7 @@ public final class WorldMember implements AutoCloseable {
                     nvshmem == null ? null : nvshmem.world(), ncclGroups);
             livenessAgent.startMonitoring();
             joined = true;
+            livenessAgent.publishReady();
             LOG.infof("rank %d of %d joined the world (backend %s, device %s)", config.rank(), config.worldSize(),
                     backend.name(), backend.deviceName());
         } catch (RuntimeException | IOException e) {
@@ -296,7 +305,7 @@ public final class WorldMember implements AutoCloseable {
             probe = runScoped(probeClient);
         }
         livenessAgent = new LivenessAgent(liveness, eventsStore, probe, config.worldSize(), config.timeout().liveness(),
-                storeAddress(), hostedByRank0);
+                storeAddress(), hostedByRank0, events::worldRecord);
         if (eventsClient != null) {
             eventsClient.whenConnectionLost(livenessAgent::connectionLost);
         }

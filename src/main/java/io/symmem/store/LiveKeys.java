@@ -9,10 +9,13 @@ import java.nio.charset.StandardCharsets;
  * store server binds such a key to the connection that set it (an ephemeral key, like a ZooKeeper
  * ephemeral node): when that connection closes while the key still exists, the server deletes it and
  * publishes a departure. A rank that leaves in order deletes its key first.</li>
- * <li>{@code <scope>symmem/live/departures}: the number of departures published (ADD).</li>
- * <li>{@code <scope>symmem/live/departure/<n>}: the n-th departure (1-based): the rank as decimal text,
- * a space, and how it was noticed. Ranks wait for the next one, so a departure reaches every rank as
- * soon as it is published.</li>
+ * <li>{@code <scope>symmem/live/events}: the number of world events published (ADD): the log's length.</li>
+ * <li>{@code <scope>symmem/live/event/<n>}: the n-th world event (1-based, a {@link WorldRecord}): a rank
+ * joined, became ready, left in order, or is gone (a departure, published by the store when the rank's
+ * connection closed, or by the rank that saw its heartbeat stop). Ranks wait for the next one, so a
+ * departure reaches every rank as soon as it is published. A publisher claims its number with an ADD
+ * and then sets the key; a number claimed by a process that died in between stays a hole, which
+ * readers skip after a while (see LivenessAgent).</li>
  * <li>{@code <scope>symmem/live/beat/<rank>}: a rank's heartbeat counter (SET, which no pending WAIT
  * holds back), or {@link #LEFT} once it has left in order.</li>
  * </ul>
@@ -20,8 +23,8 @@ import java.nio.charset.StandardCharsets;
 public final class LiveKeys {
     static final String ROOT = "symmem/live/";
     public static final String MEMBER = ROOT + "member/";
-    public static final String DEPARTURES = ROOT + "departures";
-    public static final String DEPARTURE = ROOT + "departure/";
+    public static final String EVENTS = ROOT + "events";
+    public static final String EVENT = ROOT + "event/";
     public static final String BEAT = ROOT + "beat/";
     /** The heartbeat value of a rank that has left in order: it is not missing, only done. */
     public static final String LEFT = "left";
@@ -33,8 +36,8 @@ public final class LiveKeys {
         return MEMBER + rank;
     }
 
-    public static String departure(long n) {
-        return DEPARTURE + n;
+    public static String event(long n) {
+        return EVENT + n;
     }
 
     public static String beat(int rank) {
@@ -63,20 +66,44 @@ public final class LiveKeys {
         return Integer.parseInt(key.substring(key.lastIndexOf(MEMBER) + MEMBER.length()));
     }
 
-    /** A published departure: the rank and how it was noticed. */
-    public record Departure(int rank, String how) {
-        public byte[] encode() {
-            return (rank + " " + how).getBytes(StandardCharsets.UTF_8);
+    /** What a world event says of its rank. */
+    public enum Kind {
+        /** The rank reached the store and joined liveness. */
+        JOINED,
+        /** The rank finished the world rendezvous. */
+        READY,
+        /** The rank left in order: it is done, not missing. */
+        LEFT,
+        /** The rank is gone without leaving (a departure): the world can no longer work. */
+        GONE;
+
+        String word() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * One entry of the world log: the rank as decimal text, a space, the kind's word, a space and the
+     * detail (for a departure: how it was noticed).
+     */
+    public record WorldRecord(int rank, Kind kind, String detail) {
+        public static WorldRecord gone(int rank, String how) {
+            return new WorldRecord(rank, Kind.GONE, how);
         }
 
-        public static Departure decode(byte[] value) {
+        public byte[] encode() {
+            return (rank + " " + kind.word() + " " + detail).getBytes(StandardCharsets.UTF_8);
+        }
+
+        public static WorldRecord decode(byte[] value) {
             String text = new String(value, StandardCharsets.UTF_8).trim();
-            int space = text.indexOf(' ');
+            String[] parts = text.split(" ", 3);
             try {
-                int rank = Integer.parseInt(space < 0 ? text : text.substring(0, space));
-                return new Departure(rank, space < 0 ? "departure published" : text.substring(space + 1));
-            } catch (NumberFormatException e) {
-                throw new StoreProtocolException("a departure key holds '" + text + "' instead of a rank");
+                int rank = Integer.parseInt(parts[0]);
+                Kind kind = Kind.valueOf(parts.length > 1 ? parts[1].toUpperCase(java.util.Locale.ROOT) : "");
+                return new WorldRecord(rank, kind, parts.length > 2 ? parts[2] : "");
+            } catch (IllegalArgumentException e) {
+                throw new StoreProtocolException("a world event key holds '" + text + "' instead of '<rank> <joined|ready|left|gone> <detail>'");
             }
         }
     }

@@ -55,7 +55,25 @@ class LivenessAgentTest {
     }
 
     /** One rank: its liveness, its agent and (off rank 0) its two connections. */
-    private record Rank(Liveness liveness, LivenessAgent agent, TcpStoreClient events, TcpStoreClient probe) {
+    private record Rank(Liveness liveness, LivenessAgent agent, TcpStoreClient events, TcpStoreClient probe,
+            List<LiveKeys.WorldRecord> heard) {
+    }
+
+    /** The world log as the store holds it (holes left out). */
+    private List<LiveKeys.WorldRecord> log() {
+        Store local = new PrefixStore("symmem/run/t", server.localStore());
+        long n = local.add(LiveKeys.EVENTS, 0).await().atMost(AWAIT);
+        List<LiveKeys.WorldRecord> out = new ArrayList<>();
+        for (long i = 1; i <= n; i++) {
+            if (local.check(List.of(LiveKeys.event(i))).await().atMost(AWAIT)) {
+                out.add(LiveKeys.WorldRecord.decode(local.get(LiveKeys.event(i), AWAIT).await().atMost(AWAIT)));
+            }
+        }
+        return out;
+    }
+
+    private boolean logged(int rank, LiveKeys.Kind kind) {
+        return log().stream().anyMatch(r -> r.rank() == rank && r.kind() == kind);
     }
 
     private Rank rank(int rank, int world, Duration bound) {
@@ -73,7 +91,8 @@ class LivenessAgentTest {
             events = new PrefixStore("symmem/run/t", eventsClient);
             probe = new PrefixStore("symmem/run/t", probeClient);
         }
-        LivenessAgent agent = new LivenessAgent(liveness, events, probe, world, bound, "127.0.0.1:" + server.port(), true);
+        List<LiveKeys.WorldRecord> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LivenessAgent agent = new LivenessAgent(liveness, events, probe, world, bound, "127.0.0.1:" + server.port(), true, heard::add);
         if (eventsClient != null) {
             eventsClient.whenConnectionLost(agent::connectionLost);
             toClose.add(eventsClient);
@@ -81,7 +100,7 @@ class LivenessAgentTest {
         }
         toClose.add(agent);
         agent.start(STORE_TIMEOUT);
-        return new Rank(liveness, agent, eventsClient, probeClient);
+        return new Rank(liveness, agent, eventsClient, probeClient, heard);
     }
 
     private TcpStoreClient connect() {
@@ -128,7 +147,9 @@ class LivenessAgentTest {
         r1.probe().close();
         Thread.sleep(4 * bound.toMillis()); // longer than the heartbeat bound: a silent left rank must not count
         assertThat(r0.liveness().failure()).isEmpty();
-        assertThat(server.localStore().check(List.of("symmem/run/t/" + LiveKeys.departure(1))).await().atMost(AWAIT)).isFalse();
+        assertThat(logged(1, LiveKeys.Kind.LEFT)).as("the leave is logged").isTrue();
+        assertThat(log()).noneMatch(r -> r.kind() == LiveKeys.Kind.GONE);
+        assertThat(r0.heard()).contains(new LiveKeys.WorldRecord(1, LiveKeys.Kind.LEFT, "left in order"));
     }
 
     @Test
@@ -164,9 +185,51 @@ class LivenessAgentTest {
         Rank r2 = rank(2, 3, Duration.ofMinutes(5));
         r2.agent().close();
         r2.events().close();
-        eventually(() -> server.localStore().check(List.of("symmem/run/t/" + LiveKeys.departure(1))).await().atMost(AWAIT),
-                "the departure is published");
+        eventually(() -> logged(2, LiveKeys.Kind.GONE), "the departure is logged");
         Rank r1 = rank(1, 3, Duration.ofMinutes(5));
         assertThat(r1.liveness().failure()).hasValueSatisfying(f -> assertThat(f.ranks()).containsExactly(2));
+    }
+
+    @Test
+    void everyRankHearsEveryJoinReadyAndLeaveOnceInLogOrder() throws Exception {
+        Duration bound = Duration.ofMinutes(5);
+        Rank r0 = rank(0, 3, bound);
+        Rank r1 = rank(1, 3, bound);
+        Rank r2 = rank(2, 3, bound);
+        List.of(r0, r1, r2).forEach(r -> r.agent().publishReady());
+        eventually(() -> log().size() == 6, "every rank logs that it is ready");
+        r2.agent().leave(STORE_TIMEOUT);
+        eventually(() -> List.of(r0, r1).stream().allMatch(r -> r.heard().size() == 7), "ranks 0 and 1 hear 3 joins, 3 readies, 1 leave");
+        List<LiveKeys.WorldRecord> log = log();
+        assertThat(log).hasSize(7);
+        assertThat(r0.heard()).containsExactlyElementsOf(log);
+        assertThat(r1.heard()).containsExactlyElementsOf(log);
+        assertThat(log.subList(0, 3)).extracting(LiveKeys.WorldRecord::kind).containsOnly(LiveKeys.Kind.JOINED);
+        assertThat(log.get(6)).isEqualTo(new LiveKeys.WorldRecord(2, LiveKeys.Kind.LEFT, "left in order"));
+        assertThat(r0.liveness().failure()).isEmpty();
+    }
+
+    @Test
+    void aNumberClaimedByAPublisherThatDiedIsSkippedAndTheDepartureAfterItStillArrives() throws Exception {
+        Duration bound = Duration.ofMillis(300); // the watch waits 2 s before it looks for a hole
+        Rank r1 = rank(1, 3, bound);
+        Store local = new PrefixStore("symmem/run/t", server.localStore());
+        long hole = local.add(LiveKeys.EVENTS, 1).await().atMost(AWAIT); // claimed, never set: its publisher died
+        long n = local.add(LiveKeys.EVENTS, 1).await().atMost(AWAIT);
+        local.set(LiveKeys.event(n), LiveKeys.WorldRecord.gone(2, "killed in the test").encode()).await().atMost(AWAIT);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!r1.liveness().failed()) {
+            assertThat(System.nanoTime()).as("rank 1 skips hole %d and learns of the departure after it", hole).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        assertThat(r1.liveness().failure().orElseThrow().ranks()).containsExactly(2);
+        // A rank that joins now starts its watch at the hole and gets past it the same way.
+        Rank late = rank(0, 3, bound);
+        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!late.liveness().failed()) {
+            assertThat(System.nanoTime()).as("a rank joining after the hole learns of the departure").isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 }

@@ -12,7 +12,6 @@ import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.concurrent.CompletionException;
 import org.jboss.logging.Logger;
@@ -42,6 +41,10 @@ public final class ErrorResponses {
         if (e instanceof StoreHttpException http) {
             return json(http.status(), http.getMessage(), http.key());
         }
+        if (e instanceof ApiProblem problem) {
+            return Response.status(problem.status()).type(ErrorBody.MEDIA_TYPE)
+                    .entity(ErrorBody.of(problem.status(), problem.getMessage(), null, problem.ranks())).build();
+        }
         if (e instanceof WebApplicationException web) {
             return fromRestLayer(web, request);
         }
@@ -70,7 +73,7 @@ public final class ErrorResponses {
     }
 
     public static Response json(int status, String message, String key) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(new ErrorBody(message, key)).build();
+        return Response.status(status).type(ErrorBody.MEDIA_TYPE).entity(ErrorBody.of(status, message, key)).build();
     }
 
     /** The REST layer's own refusals (no such route, method, media type; unreadable body), headers such as Allow kept. */
@@ -95,8 +98,8 @@ public final class ErrorResponses {
         } else {
             message = route(request) + ": " + web.getMessage();
         }
-        return Response.fromResponse(original).status(status).type(MediaType.APPLICATION_JSON)
-                .entity(new ErrorBody(message, null)).build();
+        return Response.fromResponse(original).status(status).type(ErrorBody.MEDIA_TYPE)
+                .entity(ErrorBody.of(status, message, null)).build();
     }
 
     private static String malformedBody(JsonProcessingException json, HttpServerRequest request) {

@@ -90,13 +90,13 @@ public class RequestAdmission {
     }
 
     static void refuse(RoutingContext context, int status, String message) {
-        context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(new ErrorBody(message, null).toJson());
+        context.response().setStatusCode(status).putHeader("Content-Type", ErrorBody.MEDIA_TYPE)
+                .end(ErrorBody.of(status, message, null).toJson());
     }
 
     /** As {@link #refuse}, then closes the connection once the answer is written (Vert.x would wait for the body). */
     private static void refuseAndClose(RoutingContext context, int status, String message) {
-        context.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
-                .end(new ErrorBody(message, null).toJson()).onComplete(written -> context.request().connection().close());
+        context.response().setStatusCode(status).putHeader("Content-Type", ErrorBody.MEDIA_TYPE).putHeader("Connection", "close")
+                .end(ErrorBody.of(status, message, null).toJson()).onComplete(written -> context.request().connection().close());
     }
 }

@@ -60,9 +60,9 @@ final class StoreMembers {
             }
             String scope = LiveKeys.memberScope(key);
             int rank = LiveKeys.memberRank(key);
-            long n = state.add(scope + LiveKeys.DEPARTURES, 1);
-            state.set(scope + LiveKeys.departure(n),
-                    new LiveKeys.Departure(rank, "its connection to the store closed without leaving").encode());
+            long n = state.add(scope + LiveKeys.EVENTS, 1);
+            state.set(scope + LiveKeys.event(n),
+                    LiveKeys.WorldRecord.gone(rank, "its connection to the store closed without leaving").encode());
             LOG.warnf("store: rank %d%s is gone (its connection from %s closed without leaving); departure %d published",
                     rank, scope.isEmpty() ? "" : " of '" + scope + "'", remote, n);
             departed.add(key);

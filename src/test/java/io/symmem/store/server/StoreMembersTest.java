@@ -25,17 +25,18 @@ class StoreMembersTest extends StoreServerTest {
         try {
             member.set("run/a/" + LiveKeys.member(2), RANK_2).await().atMost(AWAIT);
             member.ping().await().atMost(AWAIT);
-            var departure = watcher.get("run/a/" + LiveKeys.departure(1), Duration.ofSeconds(30))
+            var departure = watcher.get("run/a/" + LiveKeys.event(1), Duration.ofSeconds(30))
                     .subscribeAsCompletionStage();
             StoreTestSupport.awaitPendingWaits(server, 1);
 
             member.close();
 
             byte[] value = departure.toCompletableFuture().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
-            assertThat(LiveKeys.Departure.decode(value).rank()).isEqualTo(2);
-            assertThat(LiveKeys.Departure.decode(value).how()).contains("connection");
+            assertThat(LiveKeys.WorldRecord.decode(value).rank()).isEqualTo(2);
+            assertThat(LiveKeys.WorldRecord.decode(value).kind()).isEqualTo(LiveKeys.Kind.GONE);
+            assertThat(LiveKeys.WorldRecord.decode(value).detail()).contains("connection");
             assertThat(local.check(List.of("run/a/" + LiveKeys.member(2))).await().atMost(AWAIT)).isFalse();
-            assertThat(new String(local.get("run/a/" + LiveKeys.DEPARTURES, AWAIT).await().atMost(AWAIT),
+            assertThat(new String(local.get("run/a/" + LiveKeys.EVENTS, AWAIT).await().atMost(AWAIT),
                     StandardCharsets.US_ASCII)).isEqualTo("1");
         } finally {
             watcher.close();
@@ -53,7 +54,7 @@ class StoreMembersTest extends StoreServerTest {
             assertThat(other.delete(LiveKeys.member(1)).await().atMost(AWAIT)).isTrue();
             member.close();
             awaitOpenConnections(1);
-            assertThat(local.check(List.of(LiveKeys.DEPARTURES)).await().atMost(AWAIT)).isFalse();
+            assertThat(local.check(List.of(LiveKeys.EVENTS)).await().atMost(AWAIT)).isFalse();
         } finally {
             other.close();
         }
@@ -71,12 +72,12 @@ class StoreMembersTest extends StoreServerTest {
 
         first.close();
         awaitOpenConnections(1);
-        assertThat(local.check(List.of(LiveKeys.DEPARTURES)).await().atMost(AWAIT)).as("the first connection no longer owns it")
+        assertThat(local.check(List.of(LiveKeys.EVENTS)).await().atMost(AWAIT)).as("the first connection no longer owns it")
                 .isFalse();
 
         second.close();
-        byte[] value = local.get(LiveKeys.departure(1), AWAIT).await().atMost(AWAIT);
-        assertThat(LiveKeys.Departure.decode(value).rank()).isEqualTo(3);
+        byte[] value = local.get(LiveKeys.event(1), AWAIT).await().atMost(AWAIT);
+        assertThat(LiveKeys.WorldRecord.decode(value).rank()).isEqualTo(3);
     }
 
     @Test

@@ -1,6 +1,5 @@
-package io.symmem;
+package io.symmem.store;
 
-import io.symmem.service.RankRuntime;
 import java.util.regex.Pattern;
 
 /**
@@ -8,14 +7,17 @@ import java.util.regex.Pattern;
  * of NCCL communicator names and of error messages, so it is checked where the group is made rather
  * than where one of those first chokes on it.
  */
-final class GroupNames {
-    static final int MAX_LENGTH = 64;
+public final class GroupNames {
+    /** The group of every rank of the world: made by the world itself, never by a user. */
+    public static final String WORLD = "world";
+    public static final int MAX_LENGTH = 64;
     private static final Pattern ALLOWED = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_LENGTH + "}");
 
     private GroupNames() {
     }
 
-    static void check(String name) {
+    /** Refuses, naming what is wrong, a name no group may have (WORLD included: it is taken). */
+    public static void check(String name) {
         if (name == null) {
             throw new IllegalArgumentException("group name must not be null");
         }
@@ -23,7 +25,7 @@ final class GroupNames {
             throw new IllegalArgumentException("group name '" + name + "' is not allowed: use 1 to " + MAX_LENGTH
                     + " letters, digits, '.', '_' or '-'" + offending(name));
         }
-        if (name.equals(RankRuntime.WORLD)) {
+        if (name.equals(WORLD)) {
             throw new IllegalArgumentException("group name '" + name + "' is taken by the group of every rank "
                     + "(world.group()); choose another name");
         }

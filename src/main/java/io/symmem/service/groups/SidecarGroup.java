@@ -1,0 +1,33 @@
+package io.symmem.service.groups;
+
+import io.symmem.store.StoreExchange;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A group as a rank's sidecar serves it over HTTP: its name, its world ranks (group rank i is
+ * {@code worldRanks[i]}) and the exchange its collectives go through. The exchange is the one a Java
+ * program makes for the same group ({@code new StoreExchange(store, name, groupRank, size)}, or the
+ * façade's {@code world.group(name, ranks)}), so a rank served over HTTP and a rank that calls the Java
+ * API meet in the same collectives.
+ */
+public record SidecarGroup(String name, int[] worldRanks, StoreExchange exchange) {
+
+    public int size() {
+        return worldRanks.length;
+    }
+
+    /** This rank's number in the group. */
+    public int rank() {
+        return exchange.rank();
+    }
+
+    public List<Integer> ranks() {
+        return Arrays.stream(worldRanks).boxed().toList();
+    }
+
+    /** The world ranks of the given group ranks. */
+    public List<Integer> toWorldRanks(List<Integer> groupRanks) {
+        return groupRanks.stream().map(r -> r >= 0 && r < worldRanks.length ? worldRanks[r] : r).toList();
+    }
+}
