@@ -114,11 +114,17 @@ public class GroupsResource {
     /** {@code root} is a world rank of the group; its {"value": ...} reaches every member, whose own bodies are not read. */
     @POST
     @Path("/{name}/broadcast")
-    public Uni<ObjectNode> broadcast(@PathParam("name") String name, @QueryParam("root") Integer root,
+    public Uni<ObjectNode> broadcast(@PathParam("name") String name, @QueryParam("root") String rootText,
             @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
-        if (root == null) {
+        if (rootText == null) {
             throw new ApiProblem(400, "broadcast needs ?root= (the world rank whose value every member gets), one of " + g.ranks());
+        }
+        int root;
+        try {
+            root = Integer.parseInt(rootText.trim());
+        } catch (NumberFormatException e) {
+            throw new ApiProblem(400, "?root=" + rootText + " is not a rank; use one of " + g.ranks());
         }
         int groupRoot = g.ranks().indexOf(root);
         if (groupRoot < 0) {

@@ -19,12 +19,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Bad input on every HTTP route, on rank 0 (which hosts the store) and on rank 1 (which reaches it over
- * TCP) of a real two-rank world: every error comes with its status and the one JSON error body
- * {@code {"error": "...", "key": ...}}. The routes come from the running service's OpenAPI document, and
- * every one of them must have cases here.
+ * TCP) of a real two-rank world: every error comes with its status and the one problem body
+ * ({@code application/problem+json}: type, title, status, detail, error, and key where one key is
+ * concerned). The routes come from the running service's OpenAPI document, and every one of them must
+ * have cases here. Timeouts of group collectives are GroupsIT's (a timed-out collective puts its
+ * group's members out of step, which cases run one after another here must not do).
  */
 class HttpBadInputIT {
     private static final String JSON = "application/json";
+    private static final String PROBLEM = "application/problem+json";
     private static final String BYTES = "application/octet-stream";
     /** Cases that no route serves. */
     private static final String NO_ROUTE = "(no route)";
@@ -138,7 +141,72 @@ class HttpBadInputIT {
                         405, "method PUT is not allowed on /v1/store/keys", null),
                 new Case("GET /v1/store/stats", "a method it does not serve", http("DELETE", "/v1/store/stats", Map.of(), null),
                         405, "method DELETE is not allowed on /v1/store/stats", null),
-                new Case(NO_ROUTE, "a path nothing serves", get("/v1/nothing-here"), 404, "no route GET /v1/nothing-here", null));
+                new Case(NO_ROUTE, "a path nothing serves", get("/v1/nothing-here"), 404, "no route GET /v1/nothing-here", null),
+                new Case("GET /v1/world", "a method it does not serve", http("DELETE", "/v1/world", Map.of(), null),
+                        405, "method DELETE is not allowed on /v1/world", null),
+                new Case("GET /v1/events", "a Last-Event-ID that is no number", http("GET", "/v1/events", Map.of("Last-Event-ID", "x"), null),
+                        400, "Last-Event-ID 'x' is not an event number", null),
+                new Case("GET /v1/events", "a negative ?since=", get("/v1/events?since=-1"), 400, "since '-1' is not an event number", null),
+                new Case("GET /v1/groups", "a method it does not serve", http("DELETE", "/v1/groups", Map.of(), null),
+                        405, "method DELETE is not allowed on /v1/groups", null),
+                new Case("POST /v1/groups", "a body cut short", json("POST", "/v1/groups", "{"), 400, "is not the JSON it takes", null),
+                new Case("POST /v1/groups", "no name", json("POST", "/v1/groups", "{\"ranks\":[0,1]}"), 400, "\"name\" is missing", null),
+                new Case("POST /v1/groups", "ranks that are not numbers", json("POST", "/v1/groups", "{\"name\":\"g\",\"ranks\":[\"a\"]}"),
+                        400, "is not the JSON it takes at \"ranks\"[0]", null),
+                new Case("POST /v1/groups", "a name with '/'", json("POST", "/v1/groups", "{\"name\":\"a/b\",\"ranks\":[0,1]}"),
+                        400, "group name 'a/b' is not allowed", null),
+                new Case("POST /v1/groups", "the world's name", json("POST", "/v1/groups", "{\"name\":\"world\",\"ranks\":[0,1]}"),
+                        400, "is taken by the group of every rank", null),
+                new Case("POST /v1/groups", "a rank outside the world", json("POST", "/v1/groups", "{\"name\":\"g\",\"ranks\":[0,1,7]}"),
+                        400, "rank 7 is outside the world of 2 ranks", null),
+                new Case("POST /v1/groups", "a rank twice", json("POST", "/v1/groups", "{\"name\":\"g\",\"ranks\":[1,1,0]}"),
+                        400, "rank 1 is listed twice", null),
+                new Case("POST /v1/groups", "a timeout that is no duration", json("POST", "/v1/groups?timeout=soon", "{\"name\":\"g\",\"ranks\":[0,1]}"),
+                        400, "?timeout=soon: 'soon' is not a duration", null),
+                new Case("GET /v1/groups/{name}", "a group that is not there", get("/v1/groups/nope"), 404, "no group 'nope' on rank", null),
+                new Case("POST /v1/groups/{name}/barrier", "a group that is not there", json("POST", "/v1/groups/nope/barrier", ""),
+                        404, "no group 'nope'", null),
+                new Case("POST /v1/groups/{name}/barrier", "a timeout that is no duration", json("POST", "/v1/groups/world/barrier?timeout=1x", ""),
+                        400, "?timeout=1x", null),
+                new Case("POST /v1/groups/{name}/broadcast", "no root", json("POST", "/v1/groups/world/broadcast", "{\"value\":1}"),
+                        400, "broadcast needs ?root=", null),
+                new Case("POST /v1/groups/{name}/broadcast", "a root outside the group",
+                        json("POST", "/v1/groups/world/broadcast?root=5", "{\"value\":1}"), 400, "root 5 is not in group 'world'", null),
+                new Case("POST /v1/groups/{name}/broadcast", "a root that is no number",
+                        json("POST", "/v1/groups/world/broadcast?root=zero", "{\"value\":1}"), 400, "?root=zero is not a rank", null),
+                new Case("POST /v1/groups/{name}/all-gather", "no value", json("POST", "/v1/groups/world/all-gather", "{\"v\":1}"),
+                        400, "has no \"value\"", null),
+                new Case("POST /v1/groups/{name}/all-gather", "a body that is not JSON", json("POST", "/v1/groups/world/all-gather", "value=1"),
+                        400, "the body of all-gather is not JSON", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "an unknown dtype",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int8\",\"op\":\"sum\",\"values\":[1]}"),
+                        400, "dtype 'int8' is unknown", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "an unknown op",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int64\",\"op\":\"xor\",\"values\":[1]}"),
+                        400, "op 'xor' is unknown", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "avg of integers",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int32\",\"op\":\"avg\",\"values\":[1]}"),
+                        400, "op avg needs dtype float32 or float64", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "a value that is no number",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"float64\",\"op\":\"sum\",\"values\":[1,\"2\"]}"),
+                        400, "\"values\"[1] is \"2\", not a number", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "a fraction for int32",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int32\",\"op\":\"max\",\"values\":[1.5]}"),
+                        400, "\"values\"[0] = 1.5 is not an integer of int32", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "an int32 out of range",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int32\",\"op\":\"max\",\"values\":[3000000000]}"),
+                        400, "is outside int32", null),
+                new Case("POST /v1/groups/{name}/all-reduce", "too many values",
+                        json("POST", "/v1/groups/world/all-reduce", "{\"dtype\":\"int32\",\"op\":\"max\",\"values\":["
+                                + "0,".repeat(70_000) + "0]}"), 413, "at most 65536 go through the control plane", null),
+                new Case("GET /v1/groups/{name}/nccl-unique-id", "a group that is not there", get("/v1/groups/nope/nccl-unique-id"),
+                        404, "no group 'nope'", null),
+                new Case("GET /v1/groups/{name}/nccl-unique-id", "a timeout that is no duration",
+                        get("/v1/groups/world/nccl-unique-id?timeout=-5s"), 400, "?timeout=-5s", null),
+                new Case("GET /v1/groups/{name}/nvshmem-unique-id", "a group that is not there", get("/v1/groups/nope/nvshmem-unique-id"),
+                        404, "no group 'nope'", null),
+                new Case("GET /v1/groups/{name}/nvshmem-unique-id", "a timeout that is no duration",
+                        get("/v1/groups/world/nvshmem-unique-id?timeout=later"), 400, "?timeout=later", null));
     }
 
     static Stream<Arguments> casesOnEveryRank() {
@@ -150,14 +218,16 @@ class HttpBadInputIT {
     void answersWithItsStatusAndTheErrorBody(int rank, Case c) throws Exception {
         RawHttp.Reply reply = RawHttp.exchange(world.port(rank), c.request());
         assertThat(reply.status()).as("status of %s on rank %d; body %s", c, rank, reply.body()).isEqualTo(c.status());
-        assertThat(reply.header("Content-Type")).as("Content-Type of %s", c).startsWith(JSON);
+        assertThat(reply.header("Content-Type")).as("Content-Type of %s", c).startsWith(PROBLEM);
         JsonNode body = TwoRankWorld.json(reply.body());
         List<String> fields = new ArrayList<>();
         body.fieldNames().forEachRemaining(fields::add);
-        assertThat(fields).as("fields of %s", reply.body()).containsExactly("error", "key");
-        assertThat(body.get("error").asText()).contains(c.errorContains());
+        assertThat(fields).as("fields of %s", reply.body()).startsWith("type", "title", "status", "detail", "error")
+                .isSubsetOf("type", "title", "status", "detail", "error", "key", "ranks");
+        assertThat(body.get("status").asInt()).isEqualTo(c.status());
+        assertThat(body.get("detail").asText()).contains(c.errorContains()).isEqualTo(body.get("error").asText());
         if (c.key() == null) {
-            assertThat(body.get("key").isNull()).as("key of %s", reply.body()).isTrue();
+            assertThat(body.has("key")).as("key of %s", reply.body()).isFalse();
         } else {
             assertThat(body.get("key").asText()).isEqualTo(c.key());
         }
