@@ -4,6 +4,7 @@ import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import io.symmem.cli.bench.AllReduceBenchCommand;
+import io.symmem.cli.bench.HttpBenchCommand;
 import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
@@ -47,7 +48,7 @@ public class SymmemMain implements QuarkusApplication {
     }
 
     private static final Set<Class<?>> RANK_COMMANDS = Set.of(ServeCommand.class, DemoCommand.class, ChaosRankCommand.class,
-            AllReduceBenchCommand.class, PoolBenchCommand.class);
+            AllReduceBenchCommand.class, PoolBenchCommand.class, HttpBenchCommand.class);
     private static final Set<Class<?>> CONFIGURED_COMMANDS = Set.of(StoreCommand.class);
 
     @Inject

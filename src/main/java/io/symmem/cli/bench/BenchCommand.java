@@ -6,7 +6,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 @Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store; bench store-hostile: the store under slow and hostile clients).",
-        subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class, AllReduceBenchCommand.class, PoolBenchCommand.class})
+        subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class, AllReduceBenchCommand.class, PoolBenchCommand.class,
+            HttpBenchCommand.class})
 public class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
