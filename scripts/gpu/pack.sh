@@ -16,7 +16,7 @@ JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 # Found by elimination (jdeps cannot resolve Quarkus's multi-release jars): starting from a broad set,
 # each module was dropped unless `java -jar quarkus-run.jar config` stopped working without it.
 # Without jdk.management, jdk.zipfs or java.naming the app exits at start-up without a word.
-MODULES=${MODULES:-java.base,java.logging,java.naming,jdk.management,jdk.unsupported,jdk.zipfs}
+MODULES=${MODULES:-java.base,java.logging,java.naming,java.net.http,jdk.management,jdk.unsupported,jdk.zipfs}
 # Checked before anything is built: a tarball without the anchor would only show up on the GPU
 # machine, as a skipped comparison.
 if [[ -n "${ANCHOR:-}" ]]; then

@@ -33,8 +33,8 @@ stop() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 # 1 + 2: world 1
 SYMMEM_HTTP_PORT=8700 RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29611 "${SYMMEM[@]}" serve > "$OUT/serve1.log" 2>&1 &
 SERVE=$!
-step "world 1: the sidecar is ready" 100 world1.log ready 8700
-step "world 1: torch.cuda.nccl.init_rank with the sidecar's id" 120 world1.log \
+step "world 1: the sidecar is ready" 100 world1.log bash -c "$(declare -f ready); ready 8700"
+step "world 1: an NCCL communicator in PyTorch from the sidecar's id" 120 world1.log \
   python3 scripts/gpu/nccl_from_sidecar.py --port 8700 --world 1 --rank 0
 step "world 1: nvshmem-unique-id answers 200 with the id" 60 world1.log bash -c \
   'curl -s -w "\n%{http_code}\n" http://127.0.0.1:8700/v1/groups/world/nvshmem-unique-id | tee /dev/stderr | tail -1 | grep -qx 200'
@@ -52,7 +52,7 @@ if (( NGPU >= 2 )); then
   wait $R0; RC0=$?
   cat "$OUT/torch-r0.log" "$OUT/torch-r1.log" | tee -a "$OUT/world2.log"
   ID0=$(grep -o 'sha256 [0-9a-f]*' "$OUT/torch-r0.log"); ID1=$(grep -o 'sha256 [0-9a-f]*' "$OUT/torch-r1.log")
-  note "world 2: init_rank(2) + all_reduce on both ranks" "$([[ $RC0 == 0 && $RC1 == 0 ]] && echo PASS || echo "FAIL (rc $RC0/$RC1)")"
+  note "world 2: NCCL communicator + all_reduce in both PyTorch ranks" "$([[ $RC0 == 0 && $RC1 == 0 ]] && echo PASS || echo "FAIL (rc $RC0/$RC1)")"
   note "world 2: the same id bytes from both sidecars" "$([[ -n $ID0 && $ID0 == "$ID1" ]] && echo "PASS ($ID0)" || echo "FAIL ($ID0 / $ID1)")"
   stop $LAUNCH
 else
@@ -63,4 +63,4 @@ fi
 step "bench http, world 4" 300 bench-http.log env SYMMEM_BACKEND=host SYMMEM_HTTP_PORT=8720 "${SYMMEM[@]}" launch -n 4 bench http
 
 echo; echo "==== steps ($(elapsed) s)"; printf '%s\n' "${SUMMARY[@]}"
-echo; grep -A6 'symmem bench http:' "$OUT/bench-http.log" | sed 's/^\[0\] //'
+echo; grep -h "id sha256" "$OUT"/world*.log; echo; grep -A6 "symmem bench http:" "$OUT/bench-http.log" | sed "s/^\[0\] //"

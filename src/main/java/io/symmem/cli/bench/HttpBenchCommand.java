@@ -5,10 +5,6 @@ import io.symmem.service.RankRuntime;
 import io.symmem.service.groups.SmallReduce;
 import io.symmem.store.StoreExchange;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +18,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code symmem bench http}: what the sidecar's control plane costs a process in the pod. Each rank
  * calls its own sidecar over loopback HTTP (as a PyTorch process beside it would: one keep-alive
- * connection, one call at a time) for a barrier and a small all-reduce on the world, then does the
- * same through the Java API (the group's StoreExchange, as the sidecar itself does, without HTTP).
+ * connection, one call at a time, through a minimal HTTP/1.1 client so that the figures are the
+ * sidecar's and not a client library's) for a barrier and a small all-reduce on the world, then does
+ * the same through the Java API (the group's StoreExchange, as the sidecar itself does, without HTTP).
  * Latency per call on each rank; the table shows, per phase, the slowest rank's p50 and p99.
  */
 @Command(name = "http", description = "Barrier and small all-reduce latency over the sidecar's HTTP API beside the same through the"
@@ -62,7 +59,7 @@ public class HttpBenchCommand implements Callable<Integer> {
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
             Duration timeout = runtime.config().timeout().rendezvous();
             String reduceBody = reduceBody(rank);
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            LoopbackHttp http = new LoopbackHttp(httpPort);
             StoreExchange java = runtime.exchange("bench-http-java", rank, runtime.config().worldSize());
             byte[] contribution = SmallReduce.encode(SmallReduce.parse(JSON.readTree(reduceBody)));
             List<Phase> phases = new ArrayList<>();
@@ -72,10 +69,11 @@ public class HttpBenchCommand implements Callable<Integer> {
                     () -> post(http, "/v1/groups/world/all-reduce?timeout=" + timeout.toSeconds() + "s", reduceBody)));
             phases.add(measure("all-reduce " + values + " x float64, Java API",
                     () -> java.allGather(contribution, timeout).await().atMost(timeout.plusSeconds(5))));
+            http.close();
             report(phases, timeout);
             runtime.leave();
             return 0;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | java.io.IOException e) {
             System.err.println("symmem bench http: rank " + rank + " FAILED: " + e.getMessage());
             return 1;
         }
@@ -107,15 +105,10 @@ public class HttpBenchCommand implements Callable<Integer> {
         return new Phase(name, s.p50Us(), s.p99Us(), s.meanUs());
     }
 
-    private void post(HttpClient http, String target, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + target));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> reply = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        if (reply.statusCode() != 200) {
-            throw new IllegalStateException("POST " + target + " answered " + reply.statusCode() + ": " + reply.body());
+    private static void post(LoopbackHttp http, String target, String body) throws java.io.IOException {
+        LoopbackHttp.Reply reply = http.post(target, body);
+        if (reply.status() != 200) {
+            throw new IllegalStateException("POST " + target + " answered " + reply.status() + ": " + reply.body());
         }
     }
 
