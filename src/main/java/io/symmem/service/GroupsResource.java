@@ -32,6 +32,13 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.Function;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Groups and the control plane's collectives over HTTP, each rank's sidecar answering for its rank:
@@ -43,7 +50,11 @@ import java.util.function.Function;
  */
 @Path("/v1/groups")
 @Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "groups", description = "Groups and the control plane's collectives; every member calls its own sidecar")
 public class GroupsResource {
+    private static final String TIMEOUT = "How long to wait for the other members: 500ms, 5s, 2m or PT5S (default SYMMEM_TIMEOUT_RENDEZVOUS)";
+    private static final String PROBLEM_504 = "{\"type\":\"about:blank\",\"title\":\"Gateway Timeout\",\"status\":504,\"detail\":\"group 'pair' barrier: world ranks [1] did not come in time (...)\",\"error\":\"...\",\"ranks\":[1]}";
+    private static final String RESULT = "{\"group\":\"world\",\"rank\":0,\"size\":2,\"ranks\":[0,1]";
 
     @Inject
     RankRuntime runtime;
@@ -70,6 +81,10 @@ public class GroupsResource {
     public record NewGroup(String name, List<Integer> ranks) {
     }
 
+    @Operation(summary = "The groups of this rank, the world first")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two groups",
+            value = "{\"rank\":0,\"groups\":[{\"name\":\"world\",\"ranks\":[0,1],\"size\":2,\"rank\":0,\"groupRank\":0,\"rounds\":3},"
+                    + "{\"name\":\"pair\",\"ranks\":[1,0],\"size\":2,\"rank\":0,\"groupRank\":1,\"rounds\":0}]}")))
     @GET
     public GroupList list() {
         int rank = runtime.config().rank();
@@ -77,17 +92,31 @@ public class GroupsResource {
         return new GroupList(rank, groups.list().stream().map(g -> GroupInfo.of(g, rank)).toList());
     }
 
+    @Operation(summary = "One group: its world ranks, this rank's place in it, rounds so far")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "pair",
+            value = "{\"name\":\"pair\",\"ranks\":[1,0],\"size\":2,\"rank\":0,\"groupRank\":1,\"rounds\":0}")))
+    @APIResponse(responseCode = "404", description = "No such group on this rank")
     @GET
     @Path("/{name}")
-    public GroupInfo get(@PathParam("name") String name) {
+    public GroupInfo get(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name) {
         requireJoined();
         return GroupInfo.of(groups.get(name), runtime.config().rank());
     }
 
     /** Collective over the new group's members: 201 once all of them made it, 200 if it existed already. */
+    @Operation(summary = "Make a group with its other members", description = "Collective over the members: each asks its own "
+            + "sidecar with the same name and ranks; answers once all have. Group rank i is the i-th world rank listed.")
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "pair",
+            value = "{\"name\":\"pair\",\"ranks\":[0,1]}")))
+    @APIResponse(responseCode = "201", description = "Made now", content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            examples = @ExampleObject(name = "made", value = "{\"name\":\"pair\",\"ranks\":[0,1],\"size\":2,\"rank\":0,\"groupRank\":0,\"rounds\":0}")))
+    @APIResponse(responseCode = "200", description = "It existed already with the same ranks")
+    @APIResponse(responseCode = "409", description = "It exists with other ranks")
+    @APIResponse(responseCode = "504", description = "A member did not come", content = @Content(mediaType = "application/problem+json",
+            examples = @ExampleObject(name = "missing member", value = PROBLEM_504)))
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<Response> create(NewGroup body, @QueryParam("timeout") String timeout) {
+    public Uni<Response> create(NewGroup body, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout) {
         requireJoined();
         if (body == null || body.name() == null) {
             throw new ApiProblem(400, "the body must be {\"name\": \"pair\", \"ranks\": [0, 1]}: \"name\" is missing");
@@ -103,19 +132,29 @@ public class GroupsResource {
                         .entity(GroupInfo.of(made.group(), runtime.config().rank())).build());
     }
 
+    @Operation(summary = "Barrier: answers once every member of the group has called it")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "passed",
+            value = RESULT + "}")))
+    @APIResponse(responseCode = "504", description = "A member did not come", content = @Content(mediaType = "application/problem+json",
+            examples = @ExampleObject(name = "missing member", value = PROBLEM_504)))
     @POST
     @Path("/{name}/barrier")
-    public Uni<ObjectNode> barrier(@PathParam("name") String name, @QueryParam("timeout") String timeout) {
+    public Uni<ObjectNode> barrier(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("timeout") String timeout) {
         SidecarGroup g = group(name);
         Duration wait = timeout(timeout);
         return collective(g, "barrier", () -> g.exchange().barrier(wait)).map(ok -> result(g));
     }
 
     /** {@code root} is a world rank of the group; its {"value": ...} reaches every member, whose own bodies are not read. */
+    @Operation(summary = "Broadcast: world rank `root`'s {\"value\": ...} reaches every member")
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "a value",
+            value = "{\"value\":{\"step\":42}}")))
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "root 0",
+            value = RESULT + ",\"root\":0,\"value\":{\"step\":42}}")))
     @POST
     @Path("/{name}/broadcast")
-    public Uni<ObjectNode> broadcast(@PathParam("name") String name, @QueryParam("root") String rootText,
-            @QueryParam("timeout") String timeout, String body) {
+    public Uni<ObjectNode> broadcast(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("root") String rootText,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         if (rootText == null) {
             throw new ApiProblem(400, "broadcast needs ?root= (the world rank whose value every member gets), one of " + g.ranks());
@@ -142,9 +181,14 @@ public class GroupsResource {
     }
 
     /** Every member's {"value": ...}, in group-rank order. */
+    @Operation(summary = "All-gather: every member's {\"value\": ...}, in group-rank order")
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "a value",
+            value = "{\"value\":\"host-a\"}")))
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two members",
+            value = RESULT + ",\"values\":[\"host-a\",\"host-b\"]}")))
     @POST
     @Path("/{name}/all-gather")
-    public Uni<ObjectNode> allGather(@PathParam("name") String name, @QueryParam("timeout") String timeout, String body) {
+    public Uni<ObjectNode> allGather(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         byte[] mine = valueBytes(body, "all-gather");
         Duration wait = timeout(timeout);
@@ -157,9 +201,16 @@ public class GroupsResource {
     }
 
     /** {"dtype": "int64", "op": "sum", "values": [...]} from every member; every member gets the same result. */
+    @Operation(summary = "All-reduce of a small numeric array: the same bits on every member",
+            description = "dtype int32, int64, float32 or float64; op sum, avg (float types), max or min; at most 65536 values.")
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "int64 sum",
+            value = "{\"dtype\":\"int64\",\"op\":\"sum\",\"values\":[3,1]}")))
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two members",
+            value = RESULT + ",\"dtype\":\"int64\",\"op\":\"sum\",\"values\":[7,2]}")))
+    @APIResponse(responseCode = "409", description = "The members sent different dtypes, ops or lengths")
     @POST
     @Path("/{name}/all-reduce")
-    public Uni<ObjectNode> allReduce(@PathParam("name") String name, @QueryParam("timeout") String timeout, String body) {
+    public Uni<ObjectNode> allReduce(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         SmallReduce.Contribution mine = SmallReduce.parse(parse(body, "all-reduce"));
         Duration wait = timeout(timeout);
@@ -170,18 +221,30 @@ public class GroupsResource {
         });
     }
 
+    @Operation(summary = "The group's NCCL unique id: the same bytes on every member",
+            description = "Made by the sidecar of the group's rank 0, read from the store by the others. JSON with base64, or the raw "
+                    + "bytes with Accept: application/octet-stream.")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "id",
+            value = RESULT + ",\"kind\":\"nccl\",\"bytes\":128,\"base64\":\"AgC...\"}")))
+    @APIResponse(responseCode = "503", description = "The library is missing on rank 0's machine")
     @GET
     @Path("/{name}/nccl-unique-id")
     @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
-    public Uni<Response> ncclUniqueId(@PathParam("name") String name, @QueryParam("timeout") String timeout,
+    public Uni<Response> ncclUniqueId(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
             @HeaderParam("Accept") String accept) {
         return uniqueId(name, BootstrapIds.Kind.NCCL, timeout, accept);
     }
 
+    @Operation(summary = "The group's NVSHMEM unique id: the same bytes on every member",
+            description = "Made by the sidecar of the group's rank 0, read from the store by the others. JSON with base64, or the raw "
+                    + "bytes with Accept: application/octet-stream.")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "id",
+            value = RESULT + ",\"kind\":\"nvshmem\",\"bytes\":128,\"base64\":\"AgC...\"}")))
+    @APIResponse(responseCode = "503", description = "The library is missing on rank 0's machine")
     @GET
     @Path("/{name}/nvshmem-unique-id")
     @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
-    public Uni<Response> nvshmemUniqueId(@PathParam("name") String name, @QueryParam("timeout") String timeout,
+    public Uni<Response> nvshmemUniqueId(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
             @HeaderParam("Accept") String accept) {
         return uniqueId(name, BootstrapIds.Kind.NVSHMEM, timeout, accept);
     }

@@ -19,6 +19,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The world as this rank sees it: GET /v1/world (every rank's state, the store) and GET /v1/events, a
@@ -26,6 +32,7 @@ import java.util.List;
  * read the {@link WorldView}, which the world log feeds: the same entries that make survivors fail fast.
  */
 @Path("/v1")
+@Tag(name = "world", description = "The world as this rank sees it, and its events")
 public class WorldResource {
 
     @Inject
@@ -42,6 +49,12 @@ public class WorldResource {
             List<WorldView.RankEntry> ranks, long lastEvent) {
     }
 
+    @Operation(summary = "Every rank's state as this rank knows it, and the store")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two ranks",
+            value = "{\"rank\":0,\"worldSize\":2,\"state\":\"READY\",\"error\":null,\"backend\":\"host\",\"store\":{\"address\":"
+                    + "\"127.0.0.1:29500\",\"hosted\":true,\"keys\":13,\"connections\":4,\"pendingWaits\":2},\"ranks\":[{\"rank\":0,"
+                    + "\"state\":\"READY\",\"detail\":\"finished the world rendezvous\",\"at\":\"2026-11-23T21:16:28Z\"},{\"rank\":1,"
+                    + "\"state\":\"LEFT\",\"detail\":\"left in order\",\"at\":\"2026-11-23T21:20:02Z\"}],\"lastEvent\":5}")))
     @GET
     @Path("/world")
     @NonBlocking
@@ -62,10 +75,16 @@ public class WorldResource {
      * client that reconnects sends Last-Event-ID (browsers' EventSource does) or {@code ?since=} and gets
      * only what it missed.
      */
+    @Operation(summary = "Server-sent events: joined, ready, departed (orderly or not), aborted",
+            description = "Every event so far (the last 4096), then each new one. Reconnect with Last-Event-ID or ?since=N.")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS, examples = @ExampleObject(
+            name = "a departure", value = "id:5\nevent:departed\ndata:{\"seq\":5,\"type\":\"departed\",\"rank\":1,\"orderly\":false,"
+                    + "\"reason\":\"its connection to the store closed without leaving\",\"at\":\"2026-11-23T21:20:02Z\"}\n")))
     @GET
     @Path("/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    public Multi<OutboundSseEvent> events(@HeaderParam("Last-Event-ID") String lastEventId, @QueryParam("since") String since,
+    public Multi<OutboundSseEvent> events(@HeaderParam("Last-Event-ID") String lastEventId,
+            @Parameter(description = "Only events after this number", example = "4") @QueryParam("since") String since,
             @Context Sse sse) {
         long after = position(lastEventId != null ? lastEventId : since, lastEventId != null ? "Last-Event-ID" : "since");
         // The data is JSON text written here: an event with a media type of its own would carry a
