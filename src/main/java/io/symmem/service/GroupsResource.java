@@ -98,7 +98,8 @@ public class GroupsResource {
     @APIResponse(responseCode = "404", description = "No such group on this rank")
     @GET
     @Path("/{name}")
-    public GroupInfo get(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name) {
+    public GroupInfo get(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name) {
         requireJoined();
         return GroupInfo.of(groups.get(name), runtime.config().rank());
     }
@@ -139,7 +140,9 @@ public class GroupsResource {
             examples = @ExampleObject(name = "missing member", value = PROBLEM_504)))
     @POST
     @Path("/{name}/barrier")
-    public Uni<ObjectNode> barrier(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("timeout") String timeout) {
+    public Uni<ObjectNode> barrier(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout) {
         SidecarGroup g = group(name);
         Duration wait = timeout(timeout);
         return collective(g, "barrier", () -> g.exchange().barrier(wait)).map(ok -> result(g));
@@ -153,7 +156,8 @@ public class GroupsResource {
             value = RESULT + ",\"root\":0,\"value\":{\"step\":42}}")))
     @POST
     @Path("/{name}/broadcast")
-    public Uni<ObjectNode> broadcast(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("root") String rootText,
+    public Uni<ObjectNode> broadcast(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("root") String rootText,
             @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         if (rootText == null) {
@@ -188,7 +192,9 @@ public class GroupsResource {
             value = RESULT + ",\"values\":[\"host-a\",\"host-b\"]}")))
     @POST
     @Path("/{name}/all-gather")
-    public Uni<ObjectNode> allGather(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
+    public Uni<ObjectNode> allGather(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         byte[] mine = valueBytes(body, "all-gather");
         Duration wait = timeout(timeout);
@@ -210,7 +216,9 @@ public class GroupsResource {
     @APIResponse(responseCode = "409", description = "The members sent different dtypes, ops or lengths")
     @POST
     @Path("/{name}/all-reduce")
-    public Uni<ObjectNode> allReduce(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
+    public Uni<ObjectNode> allReduce(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
         SidecarGroup g = group(name);
         SmallReduce.Contribution mine = SmallReduce.parse(parse(body, "all-reduce"));
         Duration wait = timeout(timeout);
@@ -230,7 +238,9 @@ public class GroupsResource {
     @GET
     @Path("/{name}/nccl-unique-id")
     @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
-    public Uni<Response> ncclUniqueId(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+    public Uni<Response> ncclUniqueId(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
             @HeaderParam("Accept") String accept) {
         return uniqueId(name, BootstrapIds.Kind.NCCL, timeout, accept);
     }
@@ -244,7 +254,9 @@ public class GroupsResource {
     @GET
     @Path("/{name}/nvshmem-unique-id")
     @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
-    public Uni<Response> nvshmemUniqueId(@Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+    public Uni<Response> nvshmemUniqueId(
+            @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
             @HeaderParam("Accept") String accept) {
         return uniqueId(name, BootstrapIds.Kind.NVSHMEM, timeout, accept);
     }
