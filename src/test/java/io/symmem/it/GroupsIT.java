@@ -75,7 +75,8 @@ class GroupsIT {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + (base + rank) + target))
                 .timeout(Duration.ofSeconds(60));
         if (body != null) {
-            b.header("Content-Type", "application/json");
+            // The store's values are bytes; every other body is JSON.
+            b.header("Content-Type", method.equals("PUT") ? "application/octet-stream" : "application/json");
         }
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return HTTP.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -177,6 +178,47 @@ class GroupsIT {
 
     @Test
     @Order(2)
+    void everyOtherRouteOnEveryRankAtOnce() throws Exception {
+        // Every GET route without parameters that the OpenAPI document lists (the event stream apart: it never ends).
+        JsonNode paths = JSON.readTree(send(0, "GET", "/q/openapi?format=json", null).join().body()).get("paths");
+        List<String> reads = new ArrayList<>();
+        paths.fieldNames().forEachRemaining(path -> {
+            if (paths.get(path).has("get") && !path.contains("{") && !path.equals("/v1/events")) {
+                reads.add(path);
+            }
+        });
+        assertThat(reads).contains("/v1/info", "/v1/topology", "/v1/config", "/v1/world", "/v1/groups", "/v1/store/keys", "/v1/store/stats");
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        for (String path : reads) {
+            for (int r = 0; r < WORLD; r++) {
+                calls.add(send(r, "GET", path, null));
+            }
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            HttpResponse<String> reply = calls.get(i).join();
+            assertThat(reply.statusCode()).as("GET %s on rank %d: %s", reads.get(i / WORLD), i % WORLD, reply.body()).isEqualTo(200);
+        }
+        // The store's routes, every rank on a key of its own, then on one shared counter.
+        allAnswer(onRanks(all(), "PUT", r -> "/v1/store/keys/every-route/" + r, r -> "v" + r), 204);
+        List<HttpResponse<String>> values = onRanks(all(), "GET", r -> "/v1/store/keys/every-route/" + ((r + 1) % WORLD) + "?wait=10s", null);
+        for (int r = 0; r < WORLD; r++) {
+            assertThat(values.get(r).body()).isEqualTo("v" + (r + 1) % WORLD);
+        }
+        allAnswer(onRanks(all(), "POST", r -> "/v1/store/keys/every-route-count/add?delta=" + (r + 1), r -> ""), 200);
+        assertThat(onRanks(List.of(2), "GET", r -> "/v1/store/keys/every-route-count", null).get(0).body()).isEqualTo("10");
+        allAnswer(onRanks(all(), "POST", r -> "/v1/store/wait", r -> "{\"keys\":[\"every-route/0\",\"every-route/3\"],\"timeout\":\"10s\"}"), 200);
+        List<HttpResponse<String>> swaps = onRanks(all(), "POST", r -> "/v1/store/keys/every-route-cas/compare-set",
+                r -> "{\"expected\":\"\",\"desired\":\"" + java.util.Base64.getEncoder().encodeToString(("rank " + r).getBytes(StandardCharsets.UTF_8))
+                        + "\"}");
+        allAnswer(swaps, 200);
+        assertThat(swaps.stream().map(GroupsIT::json).map(j -> j.get("value").asText()).distinct()).as("one winner, seen by all")
+                .hasSize(1);
+        assertThat(swaps.stream().map(GroupsIT::json).filter(j -> j.get("swapped").asBoolean()).count()).isEqualTo(1);
+        allAnswer(onRanks(all(), "DELETE", r -> "/v1/store/keys/every-route/" + r, null), 204);
+    }
+
+    @Test
+    @Order(3)
     void bootstrapIdsAreTheSameBytesOnEveryRankOrSayWhichLibraryIsMissing() throws Exception {
         List<HttpResponse<String>> ids = onRanks(all(), "GET", r -> "/v1/groups/world/nccl-unique-id?timeout=30s", null);
         int status = ids.get(0).statusCode();
@@ -198,7 +240,7 @@ class GroupsIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aRankServedOverHttpAndARankUsingTheJavaExchangeMeetInOneGroup() throws Exception {
         String store = json(send(0, "GET", "/v1/world", null).join()).get("store").get("address").asText();
         int port = Integer.parseInt(store.substring(store.lastIndexOf(':') + 1));
@@ -224,7 +266,7 @@ class GroupsIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aCollectiveARankMissesIs504NamingThatRankOnEveryOtherRank() {
         allAnswer(onRanks(all(), "POST", r -> "/v1/groups?timeout=30s", r -> "{\"name\":\"late\",\"ranks\":[0,1,2,3]}"), 201);
         List<HttpResponse<String>> waited = onRanks(List.of(0, 1, 2), "POST", r -> "/v1/groups/late/barrier?timeout=1500ms", null);
@@ -238,7 +280,7 @@ class GroupsIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theEventStreamTellsOfEveryJoinAndReadyAndThenOfAKilledRank() throws Exception {
         List<List<String>> seen = new ArrayList<>();
         List<CompletableFuture<Void>> streams = new ArrayList<>();
