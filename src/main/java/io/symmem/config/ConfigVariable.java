@@ -44,6 +44,19 @@ public enum ConfigVariable {
     SYMMEM_HTTP_HOST("symmem.http.host", false, new LocalAddressKind(),
             "an address of this machine to serve HTTP on: 0.0.0.0 or :: (every interface), a loopback or "
                     + "interface address such as 127.0.0.1, or a host name that resolves to such addresses"),
+    SYMMEM_MANAGEMENT_PORT("symmem.management.port", false, new IntegerKind(0, 65535),
+            "a TCP port, 1..65535, or 0 for a free port on every rank; a rank serves health (/q/health) and metrics "
+                    + "(/q/metrics) on SYMMEM_MANAGEMENT_PORT + LOCAL_RANK"),
+    SYMMEM_MANAGEMENT_HOST("symmem.management.host", false, new LocalAddressKind(),
+            "an address of this machine to serve health and metrics on (unset: 0.0.0.0, so that the kubelet and "
+                    + "Prometheus reach them), written as SYMMEM_HTTP_HOST"),
+    // A bearer token (RFC 6750's token68 form), long enough not to be guessed.
+    SYMMEM_API_TOKEN("symmem.api.token", false, new PatternKind(Pattern.compile("[A-Za-z0-9._~+/-]{16,4096}=*")),
+            "16 to 4096 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional '='): every /v1 route then needs "
+                    + "'Authorization: Bearer <token>'"),
+    SYMMEM_HTTP_MAX_BODY_BYTES("symmem.http.max-body-bytes", false, new SizeKind(1024, Integer.MAX_VALUE),
+            "a size from 1KiB to 2GiB - 1 such as 16MiB (KiB/MiB/GiB = 1024^n, KB/MB/GB = 1000^n): the largest request "
+                    + "body the HTTP API reads"),
     SYMMEM_STORE_HOST("symmem.store.host", false, ChoiceKind.of(StoreHost.class), "one of rank0 (rank 0 hosts the store), "
             + "symmem (a `symmem store` process at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, "
             + "PyTorch's included)"),
@@ -180,6 +193,16 @@ public enum ConfigVariable {
         return !property.startsWith("symmem.");
     }
 
+    /** True for a value that must never be shown: messages and `symmem config` name it without it. */
+    public boolean isSecret() {
+        return this == SYMMEM_API_TOKEN;
+    }
+
+    /** {@code value} as messages and listings may show it: a secret only by its length. */
+    public String displayed(String value) {
+        return isSecret() ? "(set, " + value.length() + " characters)" : shown(value);
+    }
+
     /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
     public boolean isTorchrunName() {
         return torchrunName;
@@ -196,10 +219,10 @@ public enum ConfigVariable {
             return Optional.empty();
         }
         if (value.isBlank()) {
-            return Optional.of(name() + "=" + shown(value) + " is invalid: empty (set it to " + allowed + ", or unset it)");
+            return Optional.of(name() + "=" + displayed(value) + " is invalid: empty (set it to " + allowed + ", or unset it)");
         }
-        return kind.refusal(value).map(why -> name() + "=" + shown(value) + " is invalid: expected " + allowed
-                + (why.isEmpty() ? "" : " (" + why + ")"));
+        return kind.refusal(value).map(why -> name() + (isSecret() ? " " : "=") + displayed(value) + " is invalid: expected " + allowed
+                + (why.isEmpty() || isSecret() ? "" : " (" + why + ")"));
     }
 
     /** The variable of this environment name, if symmem lists it. */

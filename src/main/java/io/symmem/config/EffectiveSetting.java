@@ -16,7 +16,8 @@ public record EffectiveSetting(String variable, String property, String value, S
             boolean isDefault = source == null || source.contains("Default");
             // Another library's variable that nothing set means that library's own default, not a derived value.
             String unset = variable.isVendorName() ? "(unset)" : "(derived)";
-            String shown = value.getRawValue() != null ? value.getRawValue() : unset;
+            String shown = value.getRawValue() != null ? (variable.isSecret() ? variable.displayed(value.getRawValue()) : value.getRawValue())
+                    : unset;
             rows.add(new EffectiveSetting(variable.name(), variable.property(), shown,
                     isDefault ? "default" : source, variable.allowed()));
         }

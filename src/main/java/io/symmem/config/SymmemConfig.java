@@ -134,9 +134,35 @@ public interface SymmemConfig {
         @WithDefault("8700")
         int port();
 
-        /** Interface the HTTP server binds (SYMMEM_HTTP_HOST); 0.0.0.0 for a sidecar. */
+        /** Interface the HTTP server binds (SYMMEM_HTTP_HOST): the pod's own processes only, by default. */
         @WithDefault("127.0.0.1")
         String host();
+
+        /** Largest request body read (SYMMEM_HTTP_MAX_BODY_BYTES). */
+        @WithName("max-body-bytes")
+        @WithDefault("16777216")
+        @WithConverter(IntByteSizeConverter.class)
+        int maxBodyBytes();
+    }
+
+    Management management();
+
+    /** Health and metrics, on a port of their own (Quarkus' management interface). */
+    interface Management {
+        /** Base port; a rank serves on base + LOCAL_RANK, or on a free port when 0 (SYMMEM_MANAGEMENT_PORT). */
+        @WithDefault("9700")
+        int port();
+
+        /** Interface (SYMMEM_MANAGEMENT_HOST): every one, for the kubelet's probes and Prometheus. */
+        @WithDefault("0.0.0.0")
+        String host();
+    }
+
+    Api api();
+
+    interface Api {
+        /** When set, every /v1 route needs it as a bearer token (SYMMEM_API_TOKEN). */
+        Optional<String> token();
     }
 
     /**

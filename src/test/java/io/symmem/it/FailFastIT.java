@@ -21,12 +21,17 @@ class FailFastIT {
     private final RankHttp http = new RankHttp();
 
     private static Map<String, String> env(int rank, int world, int store, int httpBase) {
+        return env(rank, world, store, httpBase, 0);
+    }
+
+    private static Map<String, String> env(int rank, int world, int store, int httpBase, int managementBase) {
         Map<String, String> env = new HashMap<>(LONG_DEADLINES);
         env.put("RANK", Integer.toString(rank));
         env.put("WORLD_SIZE", Integer.toString(world));
         env.put("MASTER_ADDR", "127.0.0.1");
         env.put("MASTER_PORT", Integer.toString(store));
         env.put("SYMMEM_HTTP_PORT", Integer.toString(httpBase));
+        env.put("SYMMEM_MANAGEMENT_PORT", Integer.toString(managementBase));
         env.put("SYMMEM_BACKEND", "host");
         return env;
     }
@@ -85,23 +90,24 @@ class FailFastIT {
     void aServingWorldTurnsNotReadyNamingTheDeadRankWhileTheSurvivorsStayAlive() throws Exception {
         int store = Ports.free();
         int httpBase = Ports.freeBlock(3);
+        int health = Ports.freeBlock(3);
         List<RankProcess> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < 3; r++) {
-                ranks.add(RankProcess.start("serve" + r, env(r, 3, store, httpBase), "serve"));
+                ranks.add(RankProcess.start("serve" + r, env(r, 3, store, httpBase, health), "serve"));
             }
             for (int r = 0; r < 3; r++) {
-                http.await(httpBase + r, "/q/health/ready", 200, "UP", 120);
+                http.await(health + r, "/q/health/ready", 200, "UP", 120);
             }
             ranks.get(2).kill();
             for (int r = 0; r < 2; r++) {
-                HttpResponse<String> ready = http.await(httpBase + r, "/q/health/ready", 503, "\"ranksGone\": \"[2]\"", 30);
+                HttpResponse<String> ready = http.await(health + r, "/q/health/ready", 503, "\"ranksGone\": \"[2]\"", 30);
                 assertThat(ready.body()).contains("\"state\": \"LOST\"").contains("rank 2 is gone");
-                assertThat(http.get(httpBase + r, "/q/health/live").statusCode()).isEqualTo(200);
+                assertThat(http.get(health + r, "/q/health/live").statusCode()).isEqualTo(200);
                 assertThat(ranks.get(r).isAlive()).isTrue();
             }
             ranks.get(0).kill(); // the store host: rank 1 names it too
-            http.await(httpBase + 1, "/q/health/ready", 503, "\"ranksGone\": \"[0, 2]\"", 30);
+            http.await(health + 1, "/q/health/ready", 503, "\"ranksGone\": \"[0, 2]\"", 30);
         } finally {
             ranks.forEach(RankProcess::close);
         }

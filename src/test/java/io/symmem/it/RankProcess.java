@@ -76,6 +76,8 @@ final class RankProcess implements AutoCloseable {
         }
         builder.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_") || k.startsWith("QUARKUS_"));
         builder.environment().putAll(env);
+        // Health and metrics on free ports unless the test names them: ranks of tests that run at once never collide.
+        builder.environment().putIfAbsent("SYMMEM_MANAGEMENT_PORT", "0");
         return new RankProcess(name, builder.start(), log, errLog);
     }
 

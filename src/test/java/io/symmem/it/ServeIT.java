@@ -38,21 +38,25 @@ class ServeIT {
     void twoRanksBecomeReadyTogetherAndDescribeTheWorld() throws Exception {
         int store = Ports.free();
         int base = Ports.freeBlock(2);
+        int management = Ports.freeBlock(2);
         Map<String, String> common = Map.of("WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1",
                 "MASTER_PORT", Integer.toString(store), "SYMMEM_HTTP_PORT", Integer.toString(base),
-                "SYMMEM_TIMEOUT_RENDEZVOUS", "60s");
+                "SYMMEM_MANAGEMENT_PORT", Integer.toString(management), "SYMMEM_TIMEOUT_RENDEZVOUS", "60s");
         Map<String, String> env0 = new java.util.HashMap<>(common);
         env0.put("RANK", "0");
         try (RankProcess rank0 = RankProcess.start("serve0", env0, "serve")) {
             // Alone, rank 0 is alive but not ready: its peer has not joined.
             // (HTTP comes up a moment before the serve command starts joining: NOT_STARTED, then JOINING.)
-            HttpResponse<String> notReady = await(base, "/q/health/ready", 503, "JOINING", 60);
+            HttpResponse<String> notReady = await(management, "/q/health/ready", 503, "JOINING", 60);
             assertThat(notReady.body()).contains("\"status\": \"DOWN\"");
             Map<String, String> env1 = new java.util.HashMap<>(common);
             env1.put("RANK", "1");
             try (RankProcess rank1 = RankProcess.start("serve1", env1, "serve")) {
-                await(base, "/q/health/ready", 200, 60);
-                await(base + 1, "/q/health/ready", 200, 60);
+                await(management, "/q/health/ready", 200, 60);
+                await(management + 1, "/q/health/ready", 200, 60);
+                // Health and metrics live on the management port only; the API's port serves the API.
+                assertThat(get(base, "/q/health/ready").statusCode()).isEqualTo(404);
+                assertThat(get(base + 1, "/q/metrics").statusCode()).isEqualTo(404);
                 HttpResponse<String> info = get(base + 1, "/v1/info");
                 assertThat(info.statusCode()).isEqualTo(200);
                 assertThat(info.body()).contains("\"rank\":1").contains("\"worldSize\":2")
@@ -61,7 +65,7 @@ class ServeIT {
                 assertThat(get(base, "/v1/config").body()).contains("\"variable\":\"RANK\"");
                 // Rank 0 hosts the store: its figures are metrics, read from the store when scraped. Read
                 // once, without waiting: the rendezvous is over, so rank 1's connection and its keys are there.
-                String metrics = get(base, "/q/metrics").body();
+                String metrics = get(management, "/q/metrics").body();
                 assertThat(value(metrics, "symmem_store_connections_accepted_total", "")).as(metrics).isGreaterThanOrEqualTo(1);
                 assertThat(value(metrics, "symmem_store_connections_open", "")).as(metrics).isGreaterThanOrEqualTo(1);
                 assertThat(metrics).contains("symmem_store_waits_pending ");
@@ -73,7 +77,7 @@ class ServeIT {
                 // is in the very next one.
                 HttpResponse<String> put = http.put(base, "/v1/store/keys/serve-it/metrics", new byte[] {1});
                 assertThat(put.statusCode()).as(put.body()).isEqualTo(204);
-                String after = get(base, "/q/metrics").body();
+                String after = get(management, "/q/metrics").body();
                 assertThat(value(after, "symmem_store_keys", "")).as(after).isEqualTo(keys + 1);
                 assertThat(value(after, "symmem_store_requests_total", "op=\"set\"")).as(after).isGreaterThanOrEqualTo(sets + 1);
                 assertThat(rank0.isAlive()).as(rank0.output()).isTrue();

@@ -18,16 +18,19 @@ class StoreHttpIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static RankProcess rank;
     private static int port;
+    private static int management;
 
     @BeforeAll
     static void startRank() throws Exception {
         port = Ports.freeBlock(1);
+        management = Ports.freeBlock(1);
         rank = RankProcess.start("store-http", Map.of("WORLD_SIZE", "1", "RANK", "0", "MASTER_ADDR", "127.0.0.1",
-                "MASTER_PORT", Integer.toString(Ports.free()), "SYMMEM_HTTP_PORT", Integer.toString(port)), "serve");
+                "MASTER_PORT", Integer.toString(Ports.free()), "SYMMEM_HTTP_PORT", Integer.toString(port),
+                "SYMMEM_MANAGEMENT_PORT", Integer.toString(management)), "serve");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                if (send(HttpRequest.newBuilder(uri("/q/health/ready")).GET()).statusCode() == 200) {
+                if (send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management + "/q/health/ready")).GET()).statusCode() == 200) {
                     return;
                 }
             } catch (java.io.IOException starting) {

@@ -16,10 +16,12 @@ final class TwoRankWorld implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final int base;
+    private final int management;
     private final List<RankProcess> ranks;
 
-    private TwoRankWorld(int base, List<RankProcess> ranks) {
+    private TwoRankWorld(int base, int management, List<RankProcess> ranks) {
         this.base = base;
+        this.management = management;
         this.ranks = ranks;
     }
 
@@ -27,12 +29,13 @@ final class TwoRankWorld implements AutoCloseable {
     static TwoRankWorld start(String name) throws Exception {
         int store = Ports.free();
         int base = Ports.freeBlock(2);
+        int management = Ports.freeBlock(2);
         RankProcess rank0 = null;
         RankProcess rank1 = null;
         try {
-            rank0 = RankProcess.start(name + "-0", env(0, store, base), "serve");
-            rank1 = RankProcess.start(name + "-1", env(1, store, base), "serve");
-            TwoRankWorld world = new TwoRankWorld(base, List.of(rank0, rank1));
+            rank0 = RankProcess.start(name + "-0", env(0, store, base, management), "serve");
+            rank1 = RankProcess.start(name + "-1", env(1, store, base, management), "serve");
+            TwoRankWorld world = new TwoRankWorld(base, management, List.of(rank0, rank1));
             world.awaitReady(Duration.ofSeconds(90));
             return world;
         } catch (Exception | AssertionError e) {
@@ -46,9 +49,10 @@ final class TwoRankWorld implements AutoCloseable {
         }
     }
 
-    private static Map<String, String> env(int rank, int store, int base) {
+    private static Map<String, String> env(int rank, int store, int base, int management) {
         return new HashMap<>(Map.of("WORLD_SIZE", "2", "RANK", Integer.toString(rank),
-                "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(store), "SYMMEM_HTTP_PORT", Integer.toString(base)));
+                "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(store), "SYMMEM_HTTP_PORT", Integer.toString(base),
+                "SYMMEM_MANAGEMENT_PORT", Integer.toString(management)));
     }
 
     private void awaitReady(Duration within) throws Exception {
@@ -56,7 +60,7 @@ final class TwoRankWorld implements AutoCloseable {
         for (int rank = 0; rank < ranks.size(); rank++) {
             while (true) {
                 try {
-                    if (RawHttp.exchange(port(rank), "GET", "/q/health/ready", Map.of(), null).status() == 200) {
+                    if (RawHttp.exchange(managementPort(rank), "GET", "/q/health/ready", Map.of(), null).status() == 200) {
                         break;
                     }
                 } catch (IOException starting) {
@@ -72,6 +76,11 @@ final class TwoRankWorld implements AutoCloseable {
 
     int port(int rank) {
         return base + rank;
+    }
+
+    /** Where the rank serves health and metrics. */
+    int managementPort(int rank) {
+        return management + rank;
     }
 
     String output(int rank) {

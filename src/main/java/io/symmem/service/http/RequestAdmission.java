@@ -74,7 +74,7 @@ public class RequestAdmission {
         if (maxBodySize.isPresent() && bodyBytes > maxBodySize.get().asLongValue()) {
             // The body is not read: the connection cannot carry another request.
             refuseAndClose(context, 413, "request body of " + bodyBytes + " bytes is larger than the " + maxBodySize.get().asLongValue()
-                    + " this server takes (quarkus.http.limits.max-body-size)");
+                    + " this server takes (SYMMEM_HTTP_MAX_BODY_BYTES)");
             return;
         }
         context.next();

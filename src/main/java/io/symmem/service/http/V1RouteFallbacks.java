@@ -49,7 +49,7 @@ public class V1RouteFallbacks {
             LOG.errorf(context.failure(), "%s %s failed", context.request().method(), path);
             message = context.request().method() + " " + path + " failed: " + context.failure();
         } else if (status == 413) {
-            message = "request body is larger than this server takes (quarkus.http.limits.max-body-size)";
+            message = "request body is larger than this server takes (SYMMEM_HTTP_MAX_BODY_BYTES)";
         } else {
             // Vert.x says why (e.g. "For HTTP/1.x requests, the 'Host' header is required").
             Throwable why = context.failure();
