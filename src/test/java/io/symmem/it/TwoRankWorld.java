@@ -87,6 +87,11 @@ final class TwoRankWorld implements AutoCloseable {
         return ranks.get(rank).output();
     }
 
+    /** SIGTERM to one rank, as Kubernetes stops a pod; its exit code. */
+    int terminate(int rank, long seconds) throws InterruptedException {
+        return ranks.get(rank).terminate(seconds);
+    }
+
     boolean isAlive(int rank) {
         return ranks.get(rank).isAlive();
     }
