@@ -328,7 +328,7 @@
       ? "this rank aborted its world" + (e.ranks && e.ranks.length ? " (ranks gone: " + e.ranks.join(", ") + ")" : "")
       : "rank " + e.rank + " " + (e.type === "departed" ? (e.orderly ? "left" : "is gone") : e.type);
     const li = el("li", when(e.at) + " — " + words + (e.reason ? ": " + e.reason : ""),
-      { "data-seq": e.seq, "data-type": e.type, value: e.seq });
+      { "data-seq": e.seq, "data-type": e.type, "data-rank": e.rank, value: e.seq });
     list.insertBefore(li, list.firstChild);
     while (list.children.length > EVENTS_KEPT) {
       list.removeChild(list.lastChild);
