@@ -178,7 +178,7 @@
       items.push(["Open connections", s.connections !== undefined ? s.connections : s.clients]);
       items.push(["Pending waits", s.pendingWaits]);
     } else {
-      items.push(["Figures", "on the rank that hosts the store (rank 0's page)"]);
+      items.push(["Figures", "shown by the rank that hosts the store, on its own page"]);
     }
     figures($("store-figures"), items);
   }
