@@ -31,8 +31,10 @@ final class SelfCommand {
         command.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java"));
         for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            // A debugger agent would make every rank try to bind the same debug port.
-            if (!option.startsWith("-agentlib:jdwp")) {
+            // A debugger agent would make every rank try to bind the same debug port, and every rank of an
+            // AOT training run would write the same cache file.
+            if (!option.startsWith("-agentlib:jdwp") && !option.startsWith("-XX:AOTCacheOutput")
+                    && !option.startsWith("-XX:AOTMode") && !option.startsWith("-XX:AOTConfiguration")) {
                 command.add(option);
             }
         }

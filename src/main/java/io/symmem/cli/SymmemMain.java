@@ -70,7 +70,10 @@ public class SymmemMain implements QuarkusApplication {
             System.exit(EXIT_CONFIG);
         }
         if (!rank) {
+            // Only ranks serve: the launcher, the store and the tools bind neither the API's port nor the
+            // management port (which would be the port of the rank with LOCAL_RANK 0).
             System.setProperty("quarkus.http.host-enabled", "false");
+            System.setProperty("quarkus.management.host-enabled", "false");
         } else {
             // Quarkus's outermost HTTP handler answers a URI that does not parse with a bare 400; the
             // service's RequestAdmission makes the same check and answers in the API's error format.

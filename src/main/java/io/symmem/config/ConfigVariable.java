@@ -51,7 +51,7 @@ public enum ConfigVariable {
             "an address of this machine to serve health and metrics on (unset: 0.0.0.0, so that the kubelet and "
                     + "Prometheus reach them), written as SYMMEM_HTTP_HOST"),
     // A bearer token (RFC 6750's token68 form), long enough not to be guessed.
-    SYMMEM_API_TOKEN("symmem.api.token", false, new PatternKind(Pattern.compile("[A-Za-z0-9._~+/-]{16,4096}=*")),
+    SYMMEM_API_TOKEN("symmem.api.token", false, new TokenKind(16, 4096),
             "16 to 4096 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional '='): every /v1 route then needs "
                     + "'Authorization: Bearer <token>'"),
     SYMMEM_HTTP_MAX_BODY_BYTES("symmem.http.max-body-bytes", false, new SizeKind(1024, Integer.MAX_VALUE),
@@ -203,6 +203,11 @@ public enum ConfigVariable {
         return isSecret() ? "(set, " + value.length() + " characters)" : shown(value);
     }
 
+    /** The variable with its value, as a message starts: {@code VAR=value}, or {@code VAR (set, N characters)} for a secret. */
+    public String named(String value) {
+        return name() + (isSecret() ? " " : "=") + displayed(value);
+    }
+
     /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
     public boolean isTorchrunName() {
         return torchrunName;
@@ -219,10 +224,10 @@ public enum ConfigVariable {
             return Optional.empty();
         }
         if (value.isBlank()) {
-            return Optional.of(name() + "=" + displayed(value) + " is invalid: empty (set it to " + allowed + ", or unset it)");
+            return Optional.of(named(value) + " is invalid: empty (set it to " + allowed + ", or unset it)");
         }
-        return kind.refusal(value).map(why -> name() + (isSecret() ? " " : "=") + displayed(value) + " is invalid: expected " + allowed
-                + (why.isEmpty() || isSecret() ? "" : " (" + why + ")"));
+        return kind.refusal(value).map(why -> named(value) + " is invalid: expected " + allowed
+                + (why.isEmpty() ? "" : " (" + why + ")"));
     }
 
     /** The variable of this environment name, if symmem lists it. */

@@ -17,8 +17,10 @@ import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
+import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Duration;
@@ -58,7 +60,12 @@ public class RankRuntime {
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
 
+    /** How long rank 0, stopped from outside, waits for the other ranks to report that they left. */
+    static final Duration LEAVE_ON_STOP = Duration.ofSeconds(5);
+
     private volatile State state = State.NOT_STARTED;
+    /** This rank has left its world in order (leave runs once). */
+    private boolean left;
     /** What this rank knows of every rank of its world; made at start. */
     private volatile WorldView view;
     private volatile String error;
@@ -266,10 +273,28 @@ public class RankRuntime {
      * which hosts it, waits for those reports (up to the store deadline) before it may shut down.
      */
     public void leave() {
-        if (state != State.READY) {
+        leave(config.timeout().store());
+    }
+
+    private synchronized void leave(Duration waitForOthers) {
+        if (state != State.READY || left) {
             return;
         }
-        member.leave();
+        left = true;
+        member.leave(waitForOthers);
+    }
+
+    /**
+     * Stopped from outside (SIGTERM, as Kubernetes stops a pod; or the end of a command that did not
+     * leave): leave in order, so that the other ranks see this rank left rather than vanished. Rank 0
+     * waits for the others' reports only for {@link #LEAVE_ON_STOP}, well inside a pod's grace period.
+     */
+    void onStop(@Observes ShutdownEvent event) {
+        try {
+            leave(LEAVE_ON_STOP);
+        } catch (RuntimeException e) {
+            LOG.warnf("rank %d could not leave its world in order while stopping: %s", config.rank(), e.getMessage());
+        }
     }
 
     @PreDestroy

@@ -20,6 +20,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,6 +41,7 @@ import java.util.List;
  * codes: see {@link io.symmem.service.http.ErrorResponses} and docs/store.md.
  */
 @Path("/v1/store")
+@Tag(name = "store", description = "The rendezvous store: the same keys as the ranks and TCPStore clients")
 public class StoreResource {
 
     @Inject
@@ -43,6 +50,9 @@ public class StoreResource {
     HttpWaitLimit waits;
 
     /** The value of a key: 404 if absent, or with {@code ?wait=5s} a long poll that answers 504 when it passes. */
+    @Operation(summary = "The value of a key: 404 if absent; ?wait=5s waits for it (504 when that passes)")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_OCTET_STREAM, examples = @ExampleObject(name = "bytes",
+            value = "hello")))
     @GET
     @Path("/keys/{key: .+}")
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
@@ -61,6 +71,9 @@ public class StoreResource {
         });
     }
 
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_OCTET_STREAM, examples = @ExampleObject(name = "bytes", value = "hello")))
+    @Operation(summary = "Sets a key to the body's bytes")
+    @APIResponse(responseCode = "204", description = "Set")
     @PUT
     @Path("/keys/{key: .+}")
     @Consumes(MediaType.APPLICATION_OCTET_STREAM)
@@ -69,6 +82,11 @@ public class StoreResource {
     }
 
     /** 204 when the key was deleted, 404 when there was none. */
+    @Operation(summary = "Deletes a key: 204, or 404 when there was none")
+    @APIResponse(responseCode = "204", description = "Deleted")
+    @APIResponse(responseCode = "404", content = @Content(mediaType = "application/problem+json", examples = @ExampleObject(name = "absent",
+            value = "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"no key 'k' in store 127.0.0.1:29500\","
+                    + "\"error\":\"no key 'k' in store 127.0.0.1:29500\",\"key\":\"k\"}")))
     @DELETE
     @Path("/keys/{key: .+}")
     public Uni<Response> delete(@PathParam("key") String key) {
@@ -85,6 +103,9 @@ public class StoreResource {
      * Adds {@code delta} (default 1) to the integer under the key (absent = 0); answers the new value.
      * 400 if the key holds no integer or the sum would leave the signed 64-bit range (see {@link CheckedAdd}).
      */
+    @Operation(summary = "Adds ?delta= (default 1) to the integer under the key; the new value")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "after two adds",
+            value = "{\"value\":2}")))
     @POST
     @Path("/keys/{key: .+}/add")
     @Produces(MediaType.APPLICATION_JSON)
@@ -99,6 +120,10 @@ public class StoreResource {
     }
 
     /** c10d compare_set with base64 bytes; answers the value afterwards and whether it now holds {@code desired}. */
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "set if absent", value = "{\"expected\":\"\",\"desired\":\"aGVsbG8=\"}")))
+    @Operation(summary = "Compare-and-set with base64 bytes: the value afterwards and whether it holds desired")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "swapped",
+            value = "{\"value\":\"aGVsbG8=\",\"swapped\":true}")))
     @POST
     @Path("/keys/{key: .+}/compare-set")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -114,6 +139,10 @@ public class StoreResource {
     }
 
     /** Waits for every key; 200 with the keys, or 504 naming the keys still missing. */
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two keys", value = "{\"keys\":[\"a\",\"b\"],\"timeout\":\"5s\"}")))
+    @Operation(summary = "Waits until every key is set: 200, or 504 naming the keys still missing")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "both set",
+            value = "{\"keys\":[\"a\",\"b\"]}")))
     @POST
     @Path("/wait")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -129,6 +158,9 @@ public class StoreResource {
     }
 
     /** Keys holding a value (queues not listed), sorted; with {@code ?prefix=p} only those starting with p. */
+    @Operation(summary = "Keys holding a value, sorted; ?prefix= keeps those starting with it")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two keys",
+            value = "{\"keys\":[\"a\",\"b\"]}")))
     @GET
     @Path("/keys")
     @Produces(MediaType.APPLICATION_JSON)
@@ -146,6 +178,9 @@ public class StoreResource {
     }
 
     /** Key count from any rank; connections and operations served per type from the rank that hosts the store. */
+    @Operation(summary = "Key count; on the rank that hosts the store also connections and requests served by type")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "rank 1",
+            value = "{\"store\":\"127.0.0.1:29500\",\"rank\":1,\"hostsStore\":false,\"keys\":13}")))
     @GET
     @Path("/stats")
     @Produces(MediaType.APPLICATION_JSON)

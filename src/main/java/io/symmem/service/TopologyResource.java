@@ -7,9 +7,16 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.util.List;
 
 @Path("/v1/topology")
+@Tag(name = "rank", description = "This rank, its configuration and its GPUs")
 public class TopologyResource {
     @Inject
     RankRuntime runtime;
@@ -24,6 +31,9 @@ public class TopologyResource {
     }
 
     /** The GPUs this rank's process sees (symmem_cuda_topology), whatever backend it uses. */
+    @Operation(summary = "The GPUs this rank's process sees and how they connect")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "no GPU",
+            value = "{\"deviceCount\":0,\"cudaBuilt\":true,\"multicastDisabled\":true,\"devices\":[],\"canAccessPeer\":[],\"performanceRank\":[],\"nativeAtomics\":[]}")))
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public TopologyInfo topology() {

@@ -473,6 +473,14 @@ public final class WorldMember implements AutoCloseable {
      * Only a joined rank leaves; otherwise this does nothing.
      */
     public void leave() {
+        leave(config.timeout().store());
+    }
+
+    /**
+     * As {@link #leave()}, rank 0 waiting at most {@code waitForOthers} for the other ranks' reports (a
+     * rank stopped from outside, as Kubernetes stops a pod, has a grace period to keep).
+     */
+    public void leave(Duration waitForOthers) {
         if (!joined) {
             return;
         }
@@ -500,7 +508,12 @@ public final class WorldMember implements AutoCloseable {
             others.add(LEFT_PREFIX + r);
         }
         if (!others.isEmpty()) {
-            runStore.await(others, timeout).await().atMost(timeout.plusSeconds(5));
+            try {
+                runStore.await(others, waitForOthers).await().atMost(waitForOthers.plusSeconds(5));
+            } catch (RuntimeException e) {
+                // Leaving anyway: the ranks still running lose the store with this process, and say so.
+                LOG.warnf("rank 0 leaves before every other rank reported that it left: %s", e.getMessage());
+            }
         }
         livenessAgent.leave(timeout);
         if (!config.store().host().hostedBy(config.rank())) {

@@ -50,7 +50,7 @@ class SymmemMainStartupTest {
     @Test
     void theTreeHasEveryBenchAndLaunchKeepsItsCommandsArguments() {
         CommandLine tree = SymmemMain.commandLine(CommandLine.defaultFactory());
-        assertThat(tree.getSubcommands().get("bench").getSubcommands()).containsOnlyKeys("store", "store-hostile", "allreduce", "pool");
+        assertThat(tree.getSubcommands().get("bench").getSubcommands()).containsOnlyKeys("store", "store-hostile", "allreduce", "pool", "http", "startup");
         LaunchCommand launch = tree.parseArgs("launch", "-n", "2", "demo", "--help").subcommand().commandSpec().commandLine()
                 .getCommand();
         assertThat(launch.ranks).isEqualTo(2);

@@ -53,6 +53,9 @@ class EveryVariableRefusesBadValuesTest {
             bad.addAll(List.of("192.0.2.1", "no-such-host.invalid"));
         } else if (kind instanceof PatternKind) {
             bad.addAll(List.of("a/b", "bad value!", "x".repeat(1000)));
+        } else if (kind instanceof TokenKind k) {
+            bad.addAll(List.of("abc12", "t".repeat(k.minLength() - 1), "a token with spaces in it", "t".repeat(k.maxLength() + 1),
+                    "tok=en-with-an-equals-sign-inside", "tökén-with-accented-letters"));
         } else if (kind instanceof PathKind) {
             bad.addAll(List.of("relative/dir", "./x", "~/nvshmem", "~", "/opt/x\n", "/opt/\u0000x"));
         } else if (kind instanceof NameListKind k) {
@@ -92,6 +95,8 @@ class EveryVariableRefusesBadValuesTest {
             return List.of("0.0.0.0", "::", "127.0.0.1", "::1", "localhost");
         } else if (kind instanceof PatternKind) {
             return List.of("run-1.a_b");
+        } else if (kind instanceof TokenKind k) {
+            return List.of("t".repeat(k.minLength()), "abcDEF0123456789-._~+/==", "t".repeat(k.maxLength()));
         } else if (kind instanceof PathKind) {
             return List.of("/opt/nvshmem", "/", "/path with space/x");
         } else if (kind instanceof NameListKind k) {
@@ -115,7 +120,10 @@ class EveryVariableRefusesBadValuesTest {
                     List<String> problems = SymmemConfigLoader.problems(Map.of(variable.name(), value), new Properties());
                     assertThat(problems).as("%s=%s", variable, value).hasSize(1);
                     String problem = problems.get(0);
-                    assertThat(problem).startsWith(variable.name() + "=" + ConfigVariable.shown(value) + " is invalid: ")
+                    if (variable.isSecret()) {
+                        assertThat(problem).as("a secret is never quoted").doesNotContain(value.trim().isEmpty() ? "\u0000" : value);
+                    }
+                    assertThat(problem).startsWith(variable.named(value) + " is invalid: ")
                             .contains(variable.allowed()).doesNotContain("\n").doesNotContain("\r")
                             .doesNotContain("SRCFG").doesNotContain("Exception");
                 })));

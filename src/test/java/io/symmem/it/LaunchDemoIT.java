@@ -12,7 +12,9 @@ class LaunchDemoIT {
 
     @Test
     void fourRanksAllReduceAndPass() throws Exception {
-        try (RankProcess launcher = RankProcess.start("launch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(4))),
+        // Ports named, as a user's defaults are: the launcher itself must bind neither (rank 0 would find them taken).
+        try (RankProcess launcher = RankProcess.start("launch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(4)),
+                "SYMMEM_MANAGEMENT_PORT", Integer.toString(Ports.freeBlock(4))),
                 "launch", "-n", "4", "demo", "--sizes", "4KiB,1MiB,1000003", "--min-time-ms", "50")) {
             int code = launcher.exitCode(180);
             String out = launcher.output();

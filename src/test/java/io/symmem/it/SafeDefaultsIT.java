@@ -97,6 +97,22 @@ class SafeDefaultsIT {
     }
 
     @Test
+    void theOpenApiDocumentDescribesEveryRouteWithAnExample() throws Exception {
+        JsonNode doc = TwoRankWorld.json(RawHttp.exchange(api, "GET", "/q/openapi?format=json", Map.of(), null).body());
+        assertThat(doc.at("/components/securitySchemes/bearer/scheme").asText()).isEqualTo("bearer");
+        JsonNode paths = doc.get("paths");
+        List<String> without = new ArrayList<>();
+        paths.fieldNames().forEachRemaining(path -> paths.get(path).fields().forEachRemaining(op -> {
+            JsonNode operation = op.getValue();
+            boolean example = !operation.findValues("examples").isEmpty() || !operation.findValues("example").isEmpty();
+            if (!operation.has("summary") || !example) {
+                without.add(op.getKey().toUpperCase() + " " + path);
+            }
+        }));
+        assertThat(without).as("routes without a summary or an example").isEmpty();
+    }
+
+    @Test
     void theTokenIsNeverShown() throws Exception {
         RawHttp.Reply config = RawHttp.exchange(api, "GET", "/v1/config", bearer(TOKEN), null);
         assertThat(config.status()).isEqualTo(200);

@@ -96,13 +96,13 @@ final class TwoRankWorld implements AutoCloseable {
         return ranks.get(rank).output();
     }
 
-    boolean isAlive(int rank) {
-        return ranks.get(rank).isAlive();
-    }
-
-    /** Sends the rank SIGTERM (an orderly leave) and waits up to {@code seconds} for its exit code. */
+    /** SIGTERM to one rank, as Kubernetes stops a pod; its exit code. */
     int terminate(int rank, long seconds) throws InterruptedException {
         return ranks.get(rank).terminate(seconds);
+    }
+
+    boolean isAlive(int rank) {
+        return ranks.get(rank).isAlive();
     }
 
     /** The WAITs the store server holds unanswered now (rank 0 hosts it), from /v1/store/stats. */

@@ -7,7 +7,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store; bench store-hostile: the store under slow and hostile clients).",
         subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class, AllReduceBenchCommand.class, PoolBenchCommand.class,
-            HttpBenchCommand.class})
+            HttpBenchCommand.class, StartupBenchCommand.class})
 public class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -1,21 +1,28 @@
 package io.symmem.service.http;
 
-import org.eclipse.microprofile.openapi.annotations.Components;
-import org.eclipse.microprofile.openapi.annotations.OpenAPIDefinition;
-import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
-import org.eclipse.microprofile.openapi.annotations.info.Info;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.Components;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.security.SecurityScheme;
 
-/** What the OpenAPI document (/q/openapi, Swagger UI at /q/swagger-ui) says of the API as a whole. */
-@OpenAPIDefinition(
-        info = @Info(title = "symmem sidecar", version = "v1", description = "Each rank's sidecar answers for its own rank: groups, "
-                + "control-plane collectives, NCCL/NVSHMEM bootstrap ids, the world and its events, the rendezvous store. Errors are "
-                + "application/problem+json. Health and metrics are on the management port (SYMMEM_MANAGEMENT_PORT + LOCAL_RANK)."),
-        security = @SecurityRequirement(name = "bearer"),
-        components = @Components(securitySchemes = @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP,
-                scheme = "bearer", description = "Only when SYMMEM_API_TOKEN is set on the rank: every /v1 route then needs it")))
-public final class ApiDocument {
-    private ApiDocument() {
+/**
+ * What the OpenAPI document (/q/openapi, Swagger UI at /q/swagger-ui) says of the API as a whole, and
+ * its bearer scheme (registered as mp.openapi.filter in application.properties: the annotations' way
+ * of declaring them is not read from an ordinary class).
+ */
+public class ApiDocument implements OASFilter {
+    static final String SCHEME = "bearer";
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        openAPI.getInfo().title("symmem sidecar").description("Each rank's sidecar answers for its own rank: groups, control-plane "
+                + "collectives, NCCL/NVSHMEM bootstrap ids, the world and its events, the rendezvous store. Errors are "
+                + "application/problem+json. Health and metrics are on the management port (SYMMEM_MANAGEMENT_PORT + LOCAL_RANK).");
+        Components components = openAPI.getComponents() != null ? openAPI.getComponents() : OASFactory.createComponents();
+        components.addSecurityScheme(SCHEME, OASFactory.createSecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
+                .description("Only when SYMMEM_API_TOKEN is set on the rank: every /v1 route then needs it"));
+        openAPI.setComponents(components);
+        openAPI.addSecurityRequirement(OASFactory.createSecurityRequirement().addScheme(SCHEME));
     }
 }

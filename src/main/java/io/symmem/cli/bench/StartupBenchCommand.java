@@ -1,0 +1,211 @@
+package io.symmem.cli.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code symmem bench startup}: how fast ranks start, per Java runtime found and with and without the
+ * AOT cache. For each configuration and world size it starts that many `serve` ranks at once (rank 0
+ * hosting the store) and times, per rank, from its process start to its management port answering
+ * /q/health/live (up: Quarkus has booted) and /q/health/ready (joined: the world rendezvous is done);
+ * then the wall time of {@code launch -n 4 demo}. Min, median and max over the runs.
+ */
+@Command(name = "startup", description = "Start-up time of ranks (process start to /q/health/live and to /q/health/ready) and of "
+        + "`launch -n 4 demo`, per Java runtime found (JAVA_HOME, /usr/lib/jvm, PATH) with and without the AOT cache.")
+public class StartupBenchCommand implements Callable<Integer> {
+    @Option(names = "--ranks", split = ",", defaultValue = "1,4", description = "World sizes (default ${DEFAULT-VALUE}).")
+    List<Integer> worldSizes;
+
+    @Option(names = "--runs", defaultValue = "5", description = "Runs per configuration (default ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--demo-runs", defaultValue = "3", description = "Runs of `launch -n 4 demo` per configuration, 0 for none "
+            + "(default ${DEFAULT-VALUE}).")
+    int demoRuns;
+
+    @Option(names = "--java", split = ",", description = "Java binaries to compare instead of those found.")
+    List<Path> javas;
+
+    /** One way of starting the application: a runtime, and the AOT cache or not. */
+    record Setup(JavaRuntimes.Runtime runtime, Path aotCache) {
+        List<String> javaCommand(Path jar) {
+            List<String> command = new ArrayList<>(List.of(runtime.java().toString()));
+            command.addAll(runtime.cleanStartFlags());
+            if (aotCache != null) {
+                command.add("-XX:AOTCache=" + aotCache);
+            }
+            command.addAll(List.of("-jar", jar.toString()));
+            return command;
+        }
+
+        String label() {
+            return runtime + (aotCache != null ? ", AOT cache" : runtime.major() >= 25 ? ", no cache" : "");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Path jar = Path.of(System.getProperty("java.class.path"));
+        if (!jar.getFileName().toString().equals("quarkus-run.jar")) {
+            System.err.println("symmem bench startup: run it from the packaged application (bin/symmem), not from " + jar);
+            return 2;
+        }
+        List<JavaRuntimes.Runtime> runtimes = javas == null ? JavaRuntimes.find()
+                : javas.stream().map(j -> JavaRuntimes.of(j).orElseThrow(() -> new IllegalArgumentException(
+                        "--java " + j + ": not a Java runtime of release 17 or later"))).toList();
+        List<Setup> setups = new ArrayList<>();
+        Path aot = jar.resolveSibling("app.aot");
+        String aotVersion = Files.exists(aot.resolveSibling("app.aot.java"))
+                ? Files.readString(aot.resolveSibling("app.aot.java")).trim() : "";
+        for (JavaRuntimes.Runtime r : runtimes) {
+            setups.add(new Setup(r, null));
+            if (r.major() >= 25 && Files.exists(aot) && aotVersion.equals(r.version())) {
+                setups.add(new Setup(r, aot));
+            } else if (r.major() >= 25) {
+                System.out.println("symmem bench startup: no AOT cache for " + r + " (" + aot + " is "
+                        + (Files.exists(aot) ? "for Java " + aotVersion : "missing: bin/aot-train makes it") + ")");
+            }
+        }
+        System.out.printf(Locale.ROOT, "symmem bench startup: %d run(s) each, %d CPUs, load average %.2f; ms from process start%n",
+                runs, Runtime.getRuntime().availableProcessors(), java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        .getSystemLoadAverage());
+        System.out.printf(Locale.ROOT, "%-28s %5s  %-20s %-20s%n", "runtime", "ranks", "up min/med/max", "joined min/med/max");
+        for (Setup setup : setups) {
+            for (int n : worldSizes) {
+                List<Long> up = new ArrayList<>();
+                List<Long> joined = new ArrayList<>();
+                for (int run = 0; run < runs; run++) {
+                    long[][] times = startWorld(setup, jar, n);
+                    for (long[] t : times) {
+                        up.add(t[0]);
+                        joined.add(t[1]);
+                    }
+                }
+                System.out.printf(Locale.ROOT, "%-28s %5d  %-20s %-20s%n", setup.label(), n, spread(up), spread(joined));
+            }
+        }
+        if (demoRuns > 0) {
+            System.out.printf(Locale.ROOT, "%n%-28s  %s%n", "runtime", "launch -n 4 demo, ms min/med/max");
+            for (Setup setup : setups) {
+                List<Long> walls = new ArrayList<>();
+                for (int run = 0; run < demoRuns; run++) {
+                    walls.add(demo(setup, jar));
+                }
+                System.out.printf(Locale.ROOT, "%-28s  %s%n", setup.label(), spread(walls));
+            }
+        }
+        return 0;
+    }
+
+    /** Starts {@code n} serve ranks at once; per rank, ms to up and to joined. */
+    private long[][] startWorld(Setup setup, Path jar, int n) throws Exception {
+        int store = freePort();
+        int http = freePort();
+        int management = freePort();
+        List<Process> ranks = new ArrayList<>();
+        long[] started = new long[n];
+        long[][] times = new long[n][2];
+        try {
+            for (int r = 0; r < n; r++) {
+                ProcessBuilder b = new ProcessBuilder(setup.javaCommand(jar)).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+                b.command().add("serve");
+                Map<String, String> env = b.environment();
+                env.keySet().removeIf(k -> k.startsWith("SYMMEM_") || k.equals("RANK") || k.equals("WORLD_SIZE")
+                        || k.equals("LOCAL_RANK") || k.equals("LOCAL_WORLD_SIZE"));
+                env.putAll(Map.of("WORLD_SIZE", Integer.toString(n), "RANK", Integer.toString(r), "LOCAL_RANK", Integer.toString(r),
+                        "LOCAL_WORLD_SIZE", Integer.toString(n), "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(store),
+                        "SYMMEM_HTTP_PORT", Integer.toString(http), "SYMMEM_MANAGEMENT_PORT", Integer.toString(management),
+                        "SYMMEM_BACKEND", "host"));
+                started[r] = System.nanoTime();
+                ranks.add(b.start());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            boolean[] up = new boolean[n];
+            boolean[] joined = new boolean[n];
+            int left = n;
+            while (left > 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(setup.label() + ": a rank of " + n + " did not become ready within 120 s");
+                }
+                for (int r = 0; r < n; r++) {
+                    if (!up[r] && status(management + r, "/q/health/live") == 200) {
+                        up[r] = true;
+                        times[r][0] = (System.nanoTime() - started[r]) / 1_000_000;
+                    }
+                    if (up[r] && !joined[r] && status(management + r, "/q/health/ready") == 200) {
+                        joined[r] = true;
+                        times[r][1] = (System.nanoTime() - started[r]) / 1_000_000;
+                        left--;
+                    }
+                    if (!ranks.get(r).isAlive()) {
+                        throw new IllegalStateException(setup.label() + ": rank " + r + " exited with " + ranks.get(r).exitValue());
+                    }
+                }
+                Thread.sleep(5);
+            }
+            return times;
+        } finally {
+            ranks.forEach(Process::destroy);
+            for (Process p : ranks) {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private long demo(Setup setup, Path jar) throws Exception {
+        ProcessBuilder b = new ProcessBuilder(setup.javaCommand(jar)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        b.command().addAll(List.of("launch", "-n", "4", "demo", "--sizes", "4KiB,1MiB", "--min-time-ms", "50"));
+        b.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_"));
+        b.environment().put("SYMMEM_HTTP_PORT", Integer.toString(freePort()));
+        b.environment().put("SYMMEM_MANAGEMENT_PORT", "0");
+        long t0 = System.nanoTime();
+        Process p = b.start();
+        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException(setup.label() + ": launch -n 4 demo failed");
+        }
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    /** The status of a GET on 127.0.0.1:port, or -1 while nothing answers there. */
+    private static int status(int port, String path) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(2000);
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] head = s.getInputStream().readNBytes(12);
+            String line = new String(head, StandardCharsets.US_ASCII);
+            return line.startsWith("HTTP/1.1 ") ? Integer.parseInt(line.substring(9, 12)) : -1;
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** A port block start: rank r of a world uses base + r (a world here has at most a few ranks). */
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String spread(List<Long> values) {
+        long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+        return sorted[0] + " / " + sorted[sorted.length / 2] + " / " + sorted[sorted.length - 1];
+    }
+}
