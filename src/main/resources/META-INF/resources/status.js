@@ -10,7 +10,9 @@
   // A rank only moves down this list (io.symmem.service.world.RankState); LEFT and GONE are final.
   const ORDER = { UNKNOWN: 0, JOINED: 1, READY: 2, LEFT: 3, GONE: 3 };
 
-  let token = null;          // the API token, in this tab's memory only
+  const TOKEN_KEY = "symmem-token";
+  // The API token, for this browser tab only (sessionStorage: gone with the tab, never sent elsewhere).
+  let token = sessionStorage.getItem(TOKEN_KEY);
   let needsToken = false;    // a /v1 call answered 401
   let events = null;         // the EventSource while live
   let live = false;
@@ -76,6 +78,8 @@
 
   function askForToken(problem) {
     needsToken = true;
+    token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
     stopEvents();
     $("token-form").hidden = false;
     $("token-problem").textContent = problem || "";
@@ -414,6 +418,9 @@
     ev.preventDefault();
     token = $("token-input").value.trim() || null;
     $("token-input").value = "";
+    if (token) {
+      sessionStorage.setItem(TOKEN_KEY, token);
+    }
     needsToken = false;
     $("token-form").hidden = true;
     $("token-problem").textContent = "";
