@@ -27,14 +27,23 @@ final class TwoRankWorld implements AutoCloseable {
 
     /** Starts both ranks and waits (up to a minute) until both are ready. */
     static TwoRankWorld start(String name) throws Exception {
+        return start(name, Map.of());
+    }
+
+    /** As {@link #start(String)}, with {@code extra} in both ranks' environment (e.g. SYMMEM_API_TOKEN). */
+    static TwoRankWorld start(String name, Map<String, String> extra) throws Exception {
         int store = Ports.free();
         int base = Ports.freeBlock(2);
         int management = Ports.freeBlock(2);
         RankProcess rank0 = null;
         RankProcess rank1 = null;
         try {
-            rank0 = RankProcess.start(name + "-0", env(0, store, base, management), "serve");
-            rank1 = RankProcess.start(name + "-1", env(1, store, base, management), "serve");
+            Map<String, String> env0 = env(0, store, base, management);
+            Map<String, String> env1 = env(1, store, base, management);
+            env0.putAll(extra);
+            env1.putAll(extra);
+            rank0 = RankProcess.start(name + "-0", env0, "serve");
+            rank1 = RankProcess.start(name + "-1", env1, "serve");
             TwoRankWorld world = new TwoRankWorld(base, management, List.of(rank0, rank1));
             world.awaitReady(Duration.ofSeconds(90));
             return world;
