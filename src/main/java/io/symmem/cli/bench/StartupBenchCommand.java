@@ -112,8 +112,8 @@ public class StartupBenchCommand implements Callable<Integer> {
     /** Starts {@code n} serve ranks at once; per rank, ms to up and to joined. */
     private long[][] startWorld(Setup setup, Path jar, int n) throws Exception {
         int store = freePort();
-        int http = freePort();
-        int management = freePort();
+        int http = freeBlock(n, store);
+        int management = freeBlock(n, http + n);
         List<Process> ranks = new ArrayList<>();
         long[] started = new long[n];
         long[][] times = new long[n][2];
@@ -172,7 +172,7 @@ public class StartupBenchCommand implements Callable<Integer> {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         b.command().addAll(List.of("launch", "-n", "4", "demo", "--sizes", "4KiB,1MiB", "--min-time-ms", "50"));
         b.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_"));
-        b.environment().put("SYMMEM_HTTP_PORT", Integer.toString(freePort()));
+        b.environment().put("SYMMEM_HTTP_PORT", Integer.toString(freeBlock(4, 0)));
         b.environment().put("SYMMEM_MANAGEMENT_PORT", "0");
         long t0 = System.nanoTime();
         Process p = b.start();
@@ -197,7 +197,24 @@ public class StartupBenchCommand implements Callable<Integer> {
         }
     }
 
-    /** A port block start: rank r of a world uses base + r (a world here has at most a few ranks). */
+    /** The first of {@code n} consecutive free ports above {@code after} (rank r of a world uses base + r). */
+    private static int freeBlock(int n, int after) throws IOException {
+        for (int base = Math.max(after + 1, 20000 + (int) (Math.random() * 20000)); base < 60000; base += n) {
+            boolean free = true;
+            for (int p = base; p < base + n && free; p++) {
+                try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
+                    free = s.getLocalPort() == p;
+                } catch (IOException taken) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IOException("no " + n + " consecutive free ports");
+    }
+
     private static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
