@@ -68,7 +68,7 @@ public final class LivenessAgent implements AutoCloseable {
     private final Duration watchChunk;
     private final Consumer<LiveKeys.WorldRecord> records;
     /** The log number the watch found claimed but empty at its last timeout; 0 if none. */
-    private long suspectedHole;
+    private volatile long suspectedHole;
 
     /**
      * @param events the rank's own liveness connection (member key, departure waits, beats); on the

@@ -1,6 +1,7 @@
 package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.runtime.ShutdownEvent;
 import io.symmem.config.SymmemConfig;
 import io.symmem.liveness.Liveness;
 import io.symmem.liveness.WorldFailure;
@@ -17,7 +18,6 @@ import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
-import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
