@@ -44,7 +44,12 @@ public class SymmemMain implements QuarkusApplication {
         /** No rank, but takes the rank's configuration (MASTER_*, SYMMEM_STORE_*): checked as a rank's; no HTTP. */
         CONFIGURED,
         /** Everything else: each value checked on its own; no HTTP. */
-        PLAIN
+        PLAIN,
+        /**
+         * `launch`: each value checked on its own, then picocli without Quarkus. The launcher only starts
+         * processes; booting Quarkus for it would put a second boot in series before every rank's.
+         */
+        LAUNCHER
     }
 
     private static final Set<Class<?>> RANK_COMMANDS = Set.of(ServeCommand.class, DemoCommand.class, ChaosRankCommand.class,
@@ -58,6 +63,11 @@ public class SymmemMain implements QuarkusApplication {
         Startup startup = startupOf(args);
         if (startup == Startup.WITHOUT_QUARKUS) {
             System.exit(commandLine(CommandLine.defaultFactory()).execute(args));
+        }
+        if (startup == Startup.LAUNCHER) {
+            List<String> problems = SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
+            problems.forEach(problem -> System.err.println("symmem: " + problem));
+            System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : EXIT_CONFIG);
         }
         boolean rank = startup == Startup.RANK;
         List<String> problems = rank || startup == Startup.CONFIGURED
@@ -98,6 +108,9 @@ public class SymmemMain implements QuarkusApplication {
         Class<?> type = command.getCommandSpec().userObject().getClass();
         if (type == ConfigCommand.class) {
             return Startup.WITHOUT_QUARKUS;
+        }
+        if (type == LaunchCommand.class) {
+            return Startup.LAUNCHER;
         }
         if (RANK_COMMANDS.contains(type)) {
             return Startup.RANK;

@@ -29,9 +29,12 @@ class SymmemMainStartupTest {
     }
 
     @Test
-    void everythingElseIsPlain() {
-        for (String line : new String[] {"", "--help", "-h", "--version", "-V", "launch -n 4 demo", "launch demo --dtype bf16",
-                "launch -n 2 bench allreduce", "bench store --clients 1", "bench", "store-check --port 1", "chaos --rounds 1",
+    void launchRunsWithoutQuarkusAndEverythingElseIsPlain() {
+        assertThat(of("launch -n 4 demo")).isEqualTo(Startup.LAUNCHER);
+        assertThat(of("launch demo --dtype bf16")).isEqualTo(Startup.LAUNCHER);
+        assertThat(of("launch -n 2 bench allreduce")).isEqualTo(Startup.LAUNCHER);
+        for (String line : new String[] {"", "--help", "-h", "--version", "-V", "bench store --clients 1", "bench",
+                "store-check --port 1", "chaos --rounds 1",
                 "nccl-check info", "frobnicate", "--bogus serve"}) {
             assertThat(of(line)).as(line).isEqualTo(Startup.PLAIN);
         }
