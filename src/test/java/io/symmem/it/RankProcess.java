@@ -140,6 +140,8 @@ final class RankProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        // A launcher killed outright runs no shutdown hook: its ranks would outlive the test.
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);

@@ -111,7 +111,7 @@ public class StartupBenchCommand implements Callable<Integer> {
 
     /** Starts {@code n} serve ranks at once; per rank, ms to up and to joined. */
     private long[][] startWorld(Setup setup, Path jar, int n) throws Exception {
-        int store = freePort();
+        int store = freeBlock(1, 0);
         int http = freeBlock(n, store);
         int management = freeBlock(n, http + n);
         List<Process> ranks = new ArrayList<>();
@@ -173,6 +173,7 @@ public class StartupBenchCommand implements Callable<Integer> {
         b.command().addAll(List.of("launch", "-n", "4", "demo", "--sizes", "4KiB,1MiB", "--min-time-ms", "50"));
         b.environment().keySet().removeIf(k -> k.startsWith("SYMMEM_"));
         b.environment().put("SYMMEM_HTTP_PORT", Integer.toString(freeBlock(4, 0)));
+        b.environment().put("MASTER_PORT", "0");
         b.environment().put("SYMMEM_MANAGEMENT_PORT", "0");
         long t0 = System.nanoTime();
         Process p = b.start();
@@ -197,9 +198,12 @@ public class StartupBenchCommand implements Callable<Integer> {
         }
     }
 
-    /** The first of {@code n} consecutive free ports above {@code after} (rank r of a world uses base + r). */
+    /**
+     * The first of {@code n} consecutive free ports above {@code after} (rank r of a world uses base + r),
+     * below Linux's ephemeral range (32768 up), from which the ranks' own outgoing connections take ports.
+     */
     private static int freeBlock(int n, int after) throws IOException {
-        for (int base = Math.max(after + 1, 20000 + (int) (Math.random() * 20000)); base < 60000; base += n) {
+        for (int base = Math.max(after + 1, 20000 + (int) (Math.random() * 10000)); base + n < 32768; base += n) {
             boolean free = true;
             for (int p = base; p < base + n && free; p++) {
                 try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
@@ -213,12 +217,6 @@ public class StartupBenchCommand implements Callable<Integer> {
             }
         }
         throw new IOException("no " + n + " consecutive free ports");
-    }
-
-    private static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private static String spread(List<Long> values) {
