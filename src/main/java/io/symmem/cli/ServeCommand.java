@@ -2,6 +2,7 @@ package io.symmem.cli;
 
 import io.quarkus.runtime.Quarkus;
 import io.symmem.service.RankRuntime;
+import io.symmem.service.store.HttpWaitLimit;
 import jakarta.inject.Inject;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -9,14 +10,26 @@ import sun.misc.Signal;
 
 @Command(name = "serve", description = "Runs this process as one rank: joins the world and serves HTTP until stopped.")
 public class ServeCommand implements Callable<Integer> {
+    /** Time for the event loops to write the answers to ended waits before the HTTP server closes. */
+    private static final long ANSWER_GRACE_MS = 200;
+
     @Inject
     RankRuntime runtime;
+    @Inject
+    HttpWaitLimit waits;
 
     @Override
     public Integer call() {
         // Kubernetes stops a pod with SIGTERM: that is a normal end (the rank leaves in order, see
         // RankRuntime.onStop), so the exit status is 0 rather than the JVM's 143.
-        Signal.handle(new Signal("TERM"), signal -> Quarkus.asyncExit(0));
+        // Waits still open over HTTP are answered 503 with the reason first: Quarkus' shutdown closes the
+        // HTTP server before anything observes it, which would cut those callers off without an answer.
+        Signal.handle(new Signal("TERM"), signal -> {
+            if (waits.endAll() > 0) {
+                pause(ANSWER_GRACE_MS);
+            }
+            Quarkus.asyncExit(0);
+        });
         runtime.start();
         try {
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
@@ -26,5 +39,13 @@ public class ServeCommand implements Callable<Integer> {
         }
         Quarkus.waitForExit();
         return 0;
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
