@@ -2,19 +2,37 @@
 # Builds the symmem image with podman and no registry: a Debian bookworm base from Debian's packages
 # (mmdebstrap, made once: localhost/symmem-base:bookworm), a Java runtime jlink'ed from the newest JDK
 # here (bin/java-select; JDK 25 gives the image an AOT cache), the packaged application.
-#   deploy/build-image.sh                # localhost/symmem:<version>, and :latest
-#   SKIP_BUILD=1 deploy/build-image.sh   # target/quarkus-app as it is
-# Prints the image's size last. Needs root (or a podman set up for the user) and: podman, mmdebstrap.
+#   deploy/build-image.sh                 # mvn package, then localhost/symmem:<version> and :latest
+#   deploy/build-image.sh --no-build      # target/quarkus-app as it is (the build's pre-integration-test)
+#   deploy/build-image.sh --if-possible   # without podman or mmdebstrap: says so and exits 0
+# Prints the image's size last. Needs root (or a podman set up for the user), podman, runc, mmdebstrap.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-export CONTAINERS_CONF=${SYMMEM_CONTAINERS_CONF:-$root/deploy/containers.conf}
-for tool in podman mmdebstrap; do
-  command -v "$tool" >/dev/null || { echo "build-image: $tool is missing (Debian: apt-get install podman mmdebstrap runc)" >&2; exit 1; }
+build=yes if_possible=""
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build="" ;;
+    --if-possible) if_possible=yes ;;
+    *) echo "build-image: unknown option $arg (known: --no-build, --if-possible)" >&2; exit 2 ;;
+  esac
 done
-if [ -z "${SKIP_BUILD:-}" ]; then
+[ -z "${SKIP_BUILD:-}" ] || build=""
+export CONTAINERS_CONF=${SYMMEM_CONTAINERS_CONF:-$root/deploy/containers.conf}
+for tool in podman runc mmdebstrap; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "build-image: $tool is missing (Debian: apt-get install podman runc mmdebstrap); no image built" >&2
+    [ -n "$if_possible" ] && exit 0 || exit 1
+  fi
+done
+if ! podman info >/dev/null 2>&1; then
+  echo "build-image: podman cannot run here: $(podman info 2>&1 | tail -1); no image built" >&2
+  [ -n "$if_possible" ] && exit 0 || exit 1
+fi
+if [ -n "$build" ]; then
   mvn -B -q -DskipTests package
 fi
+[ -f target/quarkus-app/quarkus-run.jar ] || { echo "build-image: target/quarkus-app is missing (run mvn package)" >&2; exit 1; }
 work=$root/target/image
 rm -rf "$work" && mkdir -p "$work"
 if ! podman image exists localhost/symmem-base:bookworm; then
