@@ -47,14 +47,21 @@ public final class PodWorkload {
     private void run() throws Exception {
         awaitReady();
         say("WORLD " + oneLine(send(HttpRequest.newBuilder(URI.create(api + "/v1/world")).GET()).body()));
-        try (BlockingStoreClient store = BlockingStoreClient.connect(env("MASTER_ADDR", "127.0.0.1"),
-                Integer.parseInt(env("MASTER_PORT", "29500")), Duration.ofSeconds(10), TcpStoreClient.Options.defaults())) {
+        try (BlockingStoreClient store = connectStore()) {
             exchangeThroughBothDoors(store);
-            if (!"false".equals(env("WORKLOAD_HOLD_WAITS", "true"))) {
-                holdWaitsUntilTheSidecarStops(store);
+        }
+        if (!"false".equals(env("WORKLOAD_HOLD_WAITS", "true"))) {
+            // A connection of its own: TCPStore's protocol answers one request at a time per connection.
+            try (BlockingStoreClient waiting = connectStore()) {
+                holdWaitsUntilTheSidecarStops(waiting);
             }
         }
         say("SHM " + listShm());
+    }
+
+    private static BlockingStoreClient connectStore() {
+        return BlockingStoreClient.connect(env("MASTER_ADDR", "127.0.0.1"), Integer.parseInt(env("MASTER_PORT", "29500")),
+                Duration.ofSeconds(10), TcpStoreClient.Options.defaults());
     }
 
     /** The sidecar is ready once the world rendezvous is done; until then its readiness answers 503. */
@@ -94,6 +101,7 @@ public final class PodWorkload {
      * the sidecar. Each outcome is printed with the time it came (epoch ms, the host's clock).
      */
     private void holdWaitsUntilTheSidecarStops(BlockingStoreClient store) throws Exception {
+        int baseline = pendingWaits();
         CompletableFuture<String> overHttp = http.sendAsync(
                         HttpRequest.newBuilder(URI.create(api + "/v1/store/keys/workload/never-http?wait=" + LONG_WAIT.toSeconds() + "s"))
                                 .timeout(LONG_WAIT.plusSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString())
@@ -109,15 +117,35 @@ public final class PodWorkload {
                 return "error=" + oneLine(e.toString());
             }
         }, runnable -> new Thread(runnable, "tcpstore-wait").start());
-        // Both waits are registered before the test acts: a key the sidecar answers for exists by now.
-        store.get("workload/from-http", Duration.ofSeconds(5)).await().atMost(Duration.ofSeconds(10));
-        Thread.sleep(300);
+        awaitPendingWaits(baseline + 2);
         say("WAITING");
         CompletableFuture<Void> httpReported = overHttp.thenAccept(
                 outcome -> say("HTTP-WAIT-ENDED at=" + System.currentTimeMillis() + " " + outcome));
         CompletableFuture<Void> tcpReported = overTcp.thenAccept(
                 outcome -> say("TCPSTORE-WAIT-ENDED at=" + System.currentTimeMillis() + " " + outcome));
         CompletableFuture.allOf(httpReported, tcpReported).get(LONG_WAIT.plusSeconds(20).toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** Until the store holds {@code count} waits (the test acts only once both of this workload's are in). */
+    private void awaitPendingWaits(int count) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        int now;
+        while ((now = pendingWaits()) < count) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the store holds " + now + " waits, expected " + count);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The store's pending waits, as the sidecar's /v1/world reports them. */
+    private int pendingWaits() throws IOException, InterruptedException {
+        String world = send(HttpRequest.newBuilder(URI.create(api + "/v1/world")).GET()).body();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"pendingWaits\":(\\d+)").matcher(world);
+        if (!m.find()) {
+            throw new IllegalStateException("no pendingWaits in " + world);
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     private static String listShm() throws IOException {
