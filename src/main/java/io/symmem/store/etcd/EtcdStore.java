@@ -438,6 +438,16 @@ public final class EtcdStore implements Store {
         timer.shutdownNow();
     }
 
+    /**
+     * Drops the client without revoking its lease, as a process that dies does: its lease keys stay
+     * until the TTL runs out. For tests of what the survivors see.
+     */
+    void closeAsIfKilled() {
+        lease.abandon();
+        client.close();
+        timer.shutdownNow();
+    }
+
     // ---- plumbing -----------------------------------------------------------------------------
 
     private long deadline() {

@@ -98,6 +98,14 @@ final class SessionLease implements AutoCloseable {
         }
     }
 
+    /** Stops renewing without revoking: the lease runs out after its TTL, as when the process dies. */
+    synchronized void abandon() {
+        closed = true;
+        if (keepAlive != null) {
+            keepAlive.close();
+        }
+    }
+
     /** Stops renewing and revokes the lease, so that its keys go at once rather than after the TTL. */
     @Override
     public void close() {
