@@ -39,6 +39,13 @@ public final class EtcdCluster implements AutoCloseable {
         final Path dataDir;
         Process process;
         boolean paused;
+        List<String> command;
+
+        /** Starts the member; on its existing data directory, it rejoins with what it held. */
+        void launch() throws IOException {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDir.resolveSibling(name + ".log").toFile())).start();
+        }
 
         Member(String name, int clientPort, int peerPort, Path dataDir) {
             this.name = name;
@@ -94,14 +101,14 @@ public final class EtcdCluster implements AutoCloseable {
             String initial = members.stream().map(m -> m.name + "=http://127.0.0.1:" + m.peerPort).collect(Collectors.joining(","));
             String token = "symmem-test-" + UUID.randomUUID();
             for (Member m : members) {
-                m.process = new ProcessBuilder(etcd.toString(),
+                m.command = List.of(etcd.toString(),
                         "--name", m.name, "--data-dir", m.dataDir.toString(),
                         "--listen-client-urls", m.clientUrl(), "--advertise-client-urls", m.clientUrl(),
                         "--listen-peer-urls", "http://127.0.0.1:" + m.peerPort,
                         "--initial-advertise-peer-urls", "http://127.0.0.1:" + m.peerPort,
                         "--initial-cluster", initial, "--initial-cluster-token", token, "--initial-cluster-state", "new",
-                        "--logger", "zap", "--log-level", "warn")
-                        .redirectErrorStream(true).redirectOutput(root.resolve(m.name + ".log").toFile()).start();
+                        "--logger", "zap", "--log-level", "warn");
+                m.launch();
             }
             cluster.awaitHealthy(HEALTHY_WITHIN, IntStream.range(0, size).toArray());
             return cluster;
@@ -192,6 +199,11 @@ public final class EtcdCluster implements AutoCloseable {
         }
         m.process.destroyForcibly();
         m.process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Starts a killed member again on its data directory: it comes back holding what it held. */
+    public void restart(int index) throws IOException {
+        members.get(index).launch();
     }
 
     /** SIGSTOP: the member stops answering anyone, peers and clients, but keeps its sockets. */
