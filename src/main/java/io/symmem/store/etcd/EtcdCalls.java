@@ -6,6 +6,7 @@ import io.symmem.store.StoreLimitExceededException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -22,6 +23,12 @@ final class EtcdCalls {
 
     private static final long FIRST_BACKOFF_MS = 20;
     private static final long MAX_BACKOFF_MS = 500;
+    /**
+     * A write that lost to a concurrent writer waits a random time below this bound (doubling per lost
+     * try, from 1 ms): clients that all retried at once would collide again, and 64 ranks adding to one
+     * counter would spend their deadline colliding.
+     */
+    private static final long MAX_CONFLICT_BACKOFF_MS = 64;
 
     private final ScheduledExecutorService timer;
     private final String storeName;
@@ -76,7 +83,8 @@ final class EtcdCalls {
             if (!(cause instanceof EtcdFailures.ConflictRetry)) {
                 last.set(cause);
             }
-            long backoffMs = cause instanceof EtcdFailures.ConflictRetry ? 0
+            long backoffMs = cause instanceof EtcdFailures.ConflictRetry
+                    ? ThreadLocalRandom.current().nextLong(Math.min(MAX_CONFLICT_BACKOFF_MS, 1L << Math.min(tries, 10)) + 1)
                     : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS << Math.min(tries, 10));
             if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs) >= deadlineNanos) {
                 result.completeExceptionally(notAnswered(what, budget, last.get()));

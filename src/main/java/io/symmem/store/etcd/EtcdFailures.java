@@ -33,8 +33,11 @@ final class EtcdFailures {
         }
         Status.Code code = code(e);
         if (code != null) {
+            // A member killed under a call shows as UNAVAILABLE, but also as INTERNAL (the stream reset with
+            // the connection) or UNKNOWN; every call given here is safe to repeat. CANCELLED is final: it is
+            // this client closing.
             return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.ABORTED
-                    || (code == Status.Code.UNKNOWN && String.valueOf(e.getMessage()).contains("leader changed"));
+                    || code == Status.Code.INTERNAL || code == Status.Code.UNKNOWN;
         }
         // A connection that closed under the call, before gRPC could give it a status.
         return e instanceof java.io.IOException || e.getClass().getName().startsWith("io.vertx.core.VertxException");
