@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Without a port given, rank 0 starts first with MASTER_PORT=0: its store binds a free port and
  * writes it to SYMMEM_STORE_PORT_FILE, from which the launcher reads it for the other ranks. With a
- * port given, every rank starts at once with it.
+ * port given, or with the store on etcd (SYMMEM_STORE), every rank starts at once.
  */
 public final class LocalLauncher {
     private final int ranks;
@@ -42,11 +42,13 @@ public final class LocalLauncher {
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        Path portDir = masterPort == 0 ? Files.createTempDirectory("symmem-launch") : null;
+        // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once.
+        boolean rank0Binds = masterPort == 0 && System.getenv("SYMMEM_STORE") == null;
+        Path portDir = rank0Binds ? Files.createTempDirectory("symmem-launch") : null;
         try {
             int port = masterPort;
             int first = 0;
-            if (masterPort == 0) {
+            if (rank0Binds) {
                 // Rank 0 binds a free port itself and publishes it: a port probed here could be taken by
                 // another process before rank 0 binds it. The other ranks start once it is known.
                 Path portFile = portDir.resolve("store-port");

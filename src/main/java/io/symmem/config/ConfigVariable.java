@@ -60,6 +60,11 @@ public enum ConfigVariable {
     SYMMEM_STORE_HOST("symmem.store.host", false, ChoiceKind.of(StoreHost.class), "one of rank0 (rank 0 hosts the store), "
             + "symmem (a `symmem store` process at MASTER_ADDR:MASTER_PORT), tcpstore (any TCPStore server there, "
             + "PyTorch's included)"),
+    // Not SmallRye's environment name of its property (that would be SYMMEM_STORE_URL): mapped like torchrun's names.
+    SYMMEM_STORE("symmem.store.url", true, new EtcdStoreKind(), "etcd://host:port[,host:port...]/prefix, the "
+            + "client URLs of an etcd v3 cluster and a key prefix of segments of letters, digits, '.', '_' or '-' "
+            + "(e.g. etcd://10.0.0.1:2379,10.0.0.2:2379/jobs/job-42): every rank keeps the store there, under the "
+            + "prefix, instead of at MASTER_ADDR:MASTER_PORT (SYMMEM_STORE_HOST is then not used)"),
     SYMMEM_STORE_PORT_FILE("symmem.store.port-file", false, new PathKind(),
             "an absolute file path: the rank that hosts the store writes the port it bound there (what `symmem launch` "
                     + "reads when rank 0 binds MASTER_PORT=0)"),
@@ -208,7 +213,10 @@ public enum ConfigVariable {
         return name() + (isSecret() ? " " : "=") + displayed(value);
     }
 
-    /** True for torchrun's unprefixed names, which SmallRye's environment rules do not map. */
+    /**
+     * True for names that SmallRye's environment rules do not map to the property: torchrun's unprefixed
+     * ones, and SYMMEM_STORE (whose property sits beside the store's other settings).
+     */
     public boolean isTorchrunName() {
         return torchrunName;
     }

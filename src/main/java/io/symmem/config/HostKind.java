@@ -23,7 +23,7 @@ public record HostKind() implements ValueKind {
     }
 
     /** Why {@code value} is no IP address or host name, or empty when it is one. Never looks anything up. */
-    static Optional<String> formProblem(String value) {
+    public static Optional<String> formProblem(String value) {
         if (DIGITS_AND_DOTS.matcher(value).matches()) {
             return ipv4Problem(value);
         }

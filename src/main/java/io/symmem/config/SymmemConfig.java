@@ -175,6 +175,13 @@ public interface SymmemConfig {
         StoreHost host();
 
         /**
+         * The store on an etcd cluster (SYMMEM_STORE=etcd://host:port[,host:port...]/prefix); when set, no
+         * rank hosts a store and MASTER_ADDR:MASTER_PORT is not used for it.
+         */
+        @WithName("url")
+        Optional<String> url();
+
+        /**
          * Where the rank that hosts the store writes the port it bound, once it listens (SYMMEM_STORE_PORT_FILE):
          * with MASTER_PORT=0, how a launcher learns the port to give the other ranks.
          */
@@ -211,6 +218,16 @@ public interface SymmemConfig {
 
         /** Directory searched first for libnvshmem_host (SYMMEM_NVSHMEM_HOME): see {@link NvshmemLibraryLocator}. */
         Optional<String> home();
+    }
+
+    /** The etcd cluster that keeps the store (SYMMEM_STORE), if one does. */
+    default Optional<io.symmem.store.etcd.EtcdTarget> etcdStore() {
+        return store().url().map(io.symmem.store.etcd.EtcdTarget::parse);
+    }
+
+    /** True when this rank must host the store in its own process (never with an etcd store). */
+    default boolean hostsStore() {
+        return store().url().isEmpty() && store().host().hostedBy(rank());
     }
 
     default int effectiveLocalRank() {

@@ -13,7 +13,7 @@ import java.util.Optional;
  */
 public sealed interface ValueKind
         permits IntegerKind, BooleanKind, DurationKind, SizeKind, ChoiceKind, HostKind, LocalAddressKind, PatternKind,
-        PathKind, FilePathKind, NameListKind, ShmemSizeKind, TokenKind {
+        PathKind, FilePathKind, NameListKind, ShmemSizeKind, TokenKind, EtcdStoreKind {
 
     /**
      * Empty when {@code value} (set, not blank) is acceptable. Otherwise why not, as a short phrase

@@ -36,6 +36,10 @@ import org.jboss.logging.Logger;
  * </ol>
  * The reader judges silence by its own observations: if its own loop was held up (a stalled JVM), it
  * restarts the clocks rather than blame its peers.
+ *
+ * <p>On an etcd store ({@link #useLeases}) the member key lives on the rank's etcd lease instead of a
+ * connection: etcd removes it when the lease expires (the rank died or lost the cluster for the TTL),
+ * and every rank watches the member keys, so a departure is known within the TTL, collective or not.
  */
 public final class LivenessAgent implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(LivenessAgent.class);
@@ -69,6 +73,9 @@ public final class LivenessAgent implements AutoCloseable {
     private final Consumer<LiveKeys.WorldRecord> records;
     /** The log number the watch found claimed but empty at its last timeout; 0 if none. */
     private volatile long suspectedHole;
+    /** Member keys on etcd leases, or null (a TCP store: the server removes the keys of closed connections). */
+    private LeaseMembers leases;
+    private AutoCloseable memberWatch;
 
     /**
      * @param events the rank's own liveness connection (member key, departure waits, beats); on the
@@ -111,7 +118,15 @@ public final class LivenessAgent implements AutoCloseable {
      */
     public void start(Duration storeTimeout) {
         beat();
-        if (!(storeHostedByRank0 && rank == 0)) {
+        if (leases != null) {
+            leases.whenOwnLeaseLost(this::ownLeaseLost);
+            memberWatch = leases.watch(r -> onTimer(() -> memberRemoved(r)), error -> {
+                if (!stopped) {
+                    LOG.warnf("rank %d: the watch of member keys at %s ended: %s", rank, storeName, error.getMessage());
+                }
+            });
+            leases.hold(rank, storeTimeout);
+        } else if (!(storeHostedByRank0 && rank == 0)) {
             // The hosting rank needs no member key: its death takes the store with it.
             events.set(LiveKeys.member(rank), Integer.toString(rank).getBytes(StandardCharsets.US_ASCII))
                     .await().atMost(storeTimeout);
@@ -119,6 +134,42 @@ public final class LivenessAgent implements AutoCloseable {
         publish(new LiveKeys.WorldRecord(rank, LiveKeys.Kind.JOINED, "joined the world"), storeTimeout);
         watchFrom(readLog(probe.add(LiveKeys.EVENTS, 0).await().atMost(storeTimeout), storeTimeout));
         timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Member keys live on etcd leases: call before {@link #start}. */
+    public void useLeases(LeaseMembers members) {
+        this.leases = members;
+    }
+
+    /**
+     * A member key is gone. A rank that left in order set its beat to "left" before deleting its key;
+     * any other removal is its lease expiring: the rank is gone. Runs on the agent's thread.
+     */
+    private void memberRemoved(int r) {
+        if (stopped || r == rank || declared.contains(r)) {
+            return;
+        }
+        String beat;
+        try {
+            beat = new String(probe.multiGet(List.of(LiveKeys.beat(r)), bound).await().atMost(bound.plusSeconds(1)).get(0),
+                    StandardCharsets.US_ASCII);
+        } catch (RuntimeException e) {
+            beat = "(unread: " + e.getMessage() + ")";
+        }
+        if (LiveKeys.LEFT.equals(beat)) {
+            return;
+        }
+        declared.add(r);
+        received(LiveKeys.WorldRecord.gone(r, "its etcd lease expired: no renewal for " + leases.ttlSeconds()
+                + " s, seen by rank " + rank), "");
+    }
+
+    /** This rank's own lease was lost while it runs: its member key is gone, its peers take it for gone. */
+    private void ownLeaseLost(String why) {
+        if (!stopped) {
+            liveness.fail(Set.of(rank), "rank " + rank + " lost its lease on the etcd store at " + storeName + " (" + why
+                    + "): its peers take it for gone", false);
+        }
     }
 
     /** Logs that this rank finished the world rendezvous; does not wait (a failure only loses the entry). */
@@ -221,12 +272,25 @@ public final class LivenessAgent implements AutoCloseable {
         if (!(storeHostedByRank0 && rank == 0)) {
             probe.delete(LiveKeys.member(rank)).await().atMost(timeout);
         }
+        stopMemberWatch();
     }
 
     @Override
     public void close() {
         stopped = true;
         timer.shutdownNow();
+        stopMemberWatch();
+    }
+
+    private void stopMemberWatch() {
+        AutoCloseable watch = memberWatch;
+        if (watch != null) {
+            try {
+                watch.close();
+            } catch (Exception e) {
+                LOG.debugf("rank %d: member watch not closed: %s", rank, e.getMessage());
+            }
+        }
     }
 
     private void watchFrom(long next) {

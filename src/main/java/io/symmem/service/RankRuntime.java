@@ -159,7 +159,10 @@ public class RankRuntime {
 
     public String storeAddress() {
         WorldMember m = member;
-        return m == null ? config.masterAddr() + ":" + config.masterPort() : m.storeAddress();
+        if (m != null) {
+            return m.storeAddress();
+        }
+        return config.etcdStore().map(t -> t.describe()).orElse(config.masterAddr() + ":" + config.masterPort());
     }
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */

@@ -9,6 +9,7 @@ import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
 import io.symmem.liveness.GuardedStore;
 import io.symmem.liveness.Liveness;
+import io.symmem.liveness.LeaseMembers;
 import io.symmem.liveness.LivenessAgent;
 import io.symmem.liveness.WorldFailure;
 import io.symmem.memory.HostIdentity;
@@ -29,6 +30,7 @@ import io.symmem.store.StoreException;
 import io.symmem.store.StoreExchange;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.etcd.EtcdStore;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -64,6 +66,7 @@ import org.jboss.logging.Logger;
 public final class WorldMember implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WorldMember.class);
     private static final String LEFT_PREFIX = "symmem/world/left/";
+    private static final String RUN_PREFIX = "symmem/run/";
     /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
     static final String JOINS_KEY = "symmem/world/joins";
     /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's, the world's, liveness'. */
@@ -113,6 +116,8 @@ public final class WorldMember implements AutoCloseable {
     private volatile StoreServer server;
     /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP clients (shared + waits). */
     private Store storeBackend;
+    /** The client of a store on etcd (SYMMEM_STORE); null for a TCP store. */
+    private EtcdStore etcdStore;
     /** The shared connection of a rank that reaches the store over TCP; null on the hosting rank. */
     private TcpStoreClient sharedStoreClient;
     private StoreEventBusService storeService;
@@ -157,7 +162,7 @@ public final class WorldMember implements AutoCloseable {
                 throw new InvalidConfigurationException(problems);
             }
             Duration storeTimeout = config.timeout().store();
-            if (config.store().host().hostedBy(config.rank())) {
+            if (config.hostsStore()) {
                 server = new StoreServer(vertx, storeLimits(config));
                 int port = server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
@@ -228,8 +233,14 @@ public final class WorldMember implements AutoCloseable {
         return allocator;
     }
 
-    /** MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0). */
+    /**
+     * MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0);
+     * for a store on etcd, SYMMEM_STORE's address.
+     */
     public String storeAddress() {
+        if (config.store().url().isPresent()) {
+            return config.etcdStore().orElseThrow().describe();
+        }
         StoreServer hosted = server;
         return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : config.masterPort());
     }
@@ -281,7 +292,12 @@ public final class WorldMember implements AutoCloseable {
 
     /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself. */
     private Store runScoped(Store base) {
-        return config.runId().<Store>map(id -> new PrefixStore("symmem/run/" + id, base)).orElse(base);
+        return config.runId().<Store>map(id -> new PrefixStore(RUN_PREFIX + id, base)).orElse(base);
+    }
+
+    /** What {@link #runScoped} puts before a key: the run's prefix and '/', or nothing. */
+    private String runScope() {
+        return config.runId().map(id -> RUN_PREFIX + id + "/").orElse("");
     }
 
     /**
@@ -289,11 +305,15 @@ public final class WorldMember implements AutoCloseable {
      * beats; the other the monitor's reads. On the hosting rank both are the in-process store.
      */
     private void startLiveness(Duration storeTimeout) {
-        boolean hostedByRank0 = config.store().host() == StoreHost.RANK0;
+        boolean hostedByRank0 = config.store().host() == StoreHost.RANK0 && etcdStore == null;
         Store eventsStore;
         Store probe;
         TcpStoreClient eventsClient = null;
-        if (server != null) {
+        if (etcdStore != null) {
+            // One etcd client multiplexes every call: a watch never holds up a read.
+            eventsStore = runScoped(etcdStore);
+            probe = eventsStore;
+        } else if (server != null) {
             eventsStore = runScoped(server.localStore());
             probe = eventsStore;
         } else {
@@ -306,6 +326,9 @@ public final class WorldMember implements AutoCloseable {
         }
         livenessAgent = new LivenessAgent(liveness, eventsStore, probe, config.worldSize(), config.timeout().liveness(),
                 storeAddress(), hostedByRank0, events::worldRecord);
+        if (etcdStore != null) {
+            livenessAgent.useLeases(new LeaseMembers(etcdStore, runScope()));
+        }
         if (eventsClient != null) {
             eventsClient.whenConnectionLost(livenessAgent::connectionLost);
         }
@@ -347,6 +370,12 @@ public final class WorldMember implements AutoCloseable {
     private void connectStore(Duration storeTimeout) {
         if (server != null) {
             storeBackend = server.localStore();
+        } else if (config.store().url().isPresent()) {
+            // The rank's lease (its member key's, see LeaseMembers) expires one liveness bound after the
+            // rank stops renewing it; etcd rounds a TTL up to whole seconds.
+            etcdStore = EtcdStore.connect(config.etcdStore().orElseThrow(), storeTimeout, storeLimits(config),
+                    config.timeout().liveness());
+            storeBackend = etcdStore;
         } else {
             // A wait holds its connection until answered, and an ADD on a non-integer value costs it: on
             // the shared one either would hold up or fail every other request of the rank (HTTP callers'
@@ -516,7 +545,7 @@ public final class WorldMember implements AutoCloseable {
             }
         }
         livenessAgent.leave(timeout);
-        if (!config.store().host().hostedBy(config.rank())) {
+        if (!config.hostsStore()) {
             // The store outlives this run: every rank is done with it, so take this run's keys away
             // (a long-lived store would otherwise grow by every run, and the run id can be used again).
             try {

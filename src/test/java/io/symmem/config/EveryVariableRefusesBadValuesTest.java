@@ -68,6 +68,13 @@ class EveryVariableRefusesBadValuesTest {
             bad.add(java.math.BigInteger.valueOf(k.max()).add(java.math.BigInteger.ONE).toString());
         } else if (kind instanceof FilePathKind) {
             bad.addAll(List.of("libnccl.so.2", "lib/libnccl.so.2", "./libnccl.so.2", "/tmp", "/", "/a\nb"));
+        } else if (kind instanceof EtcdStoreKind) {
+            bad.addAll(List.of("http://10.0.0.1:2379/job", "etcd:/10.0.0.1:2379/job", "10.0.0.1:2379/job", "etcd://10.0.0.1:2379",
+                    "etcd://10.0.0.1:2379/", "etcd:///job", "etcd://10.0.0.1/job", "etcd://10.0.0.1:0/job",
+                    "etcd://10.0.0.1:65536/job", "etcd://10.0.0.1:23x9/job", "etcd://10.0.0.1:2379,/job",
+                    "etcd://,10.0.0.1:2379/job", "etcd://999.1.1.1:2379/job", "etcd://::1:2379/job", "etcd://[::1/job",
+                    "etcd://10.0.0.1:2379/a//b", "etcd://10.0.0.1:2379/job/", "etcd://10.0.0.1:2379/j ob",
+                    "ETCD://10.0.0.1:2379/job"));
         } else {
             throw new AssertionError("no bad values for kind " + kind + ": add them here");
         }
@@ -109,6 +116,8 @@ class EveryVariableRefusesBadValuesTest {
             return List.of(Long.toString(k.min()), "512M", "2g", "1T", Long.toString(k.max()));
         } else if (kind instanceof FilePathKind) {
             return List.of("/opt/nccl/lib/libnccl.so.2", "/no/such/dir/libnccl.so.2");
+        } else if (kind instanceof EtcdStoreKind) {
+            return List.of("etcd://127.0.0.1:2379/job", "etcd://etcd-0.etcd:2379,etcd-1.etcd:2379,[::1]:2379/jobs/job-42.a_b");
         }
         throw new AssertionError("no good values for kind " + kind + ": add them here");
     }

@@ -25,7 +25,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** c10d semantics of every operation, through each way of reaching the store (TCP, in-process, event bus, prefix view). */
+/**
+ * c10d semantics of every operation, through each way of reaching the store (TCP, in-process, event bus,
+ * prefix view). {@code EtcdStoreSemanticsTest} runs the same tests against the store on etcd.
+ */
 @Timeout(30)
 class StoreSemanticsTest extends VertxTest {
 
@@ -63,6 +66,11 @@ class StoreSemanticsTest extends VertxTest {
                     return new EventBusStore(vertx, address, t.server.address(), Duration.ofSeconds(5));
                 }),
                 Arguments.of("prefix", (Function<StoreSemanticsTest, Store>) t -> new PrefixStore("p", t.server.localStore())));
+    }
+
+    /** Where the stores under test live, as their error messages must name it. */
+    protected String storeAddress() {
+        return server.address();
     }
 
     private Store open(Function<StoreSemanticsTest, Store> factory) {
@@ -175,7 +183,7 @@ class StoreSemanticsTest extends VertxTest {
         assertThatThrownBy(() -> s.queuePop("empty", Duration.ofMillis(150)).await().atMost(AWAIT))
                 .isInstanceOf(StoreTimeoutException.class)
                 .hasMessageContaining("empty")
-                .hasMessageContaining(server.address());
+                .hasMessageContaining(storeAddress());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -184,7 +192,7 @@ class StoreSemanticsTest extends VertxTest {
         Store s = open(factory);
         assertThatThrownBy(() -> s.get("never", Duration.ofMillis(150)).await().atMost(AWAIT))
                 .isInstanceOf(StoreTimeoutException.class)
-                .hasMessageContaining(server.address())
+                .hasMessageContaining(storeAddress())
                 .hasMessageContaining("never");
     }
 

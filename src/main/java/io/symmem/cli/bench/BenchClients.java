@@ -80,6 +80,21 @@ final class BenchClients implements AutoCloseable {
         }
     }
 
+    /** Opens {@code n} clients of the store on etcd, one after the other (each its own gRPC channels). */
+    static BenchClients connectEtcd(io.symmem.store.etcd.EtcdTarget target, int n, Duration requestTimeout) {
+        long start = System.nanoTime();
+        List<Store> connected = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                connected.add(io.symmem.store.etcd.EtcdStore.connect(target, requestTimeout));
+            }
+            return new BenchClients(connected, System.nanoTime() - start);
+        } catch (RuntimeException e) {
+            connected.forEach(Store::close);
+            throw new IllegalStateException("could not connect " + n + " clients to " + target + ": " + e.getMessage(), e);
+        }
+    }
+
     Store get(int i) {
         return clients.get(i);
     }

@@ -2,7 +2,10 @@ package io.symmem.cli.bench;
 
 import io.symmem.cli.ByteSizeConverter;
 import io.symmem.cli.SymmemMain;
+import io.symmem.store.Store;
 import io.symmem.store.client.TcpStoreClient;
+import io.symmem.store.etcd.EtcdStore;
+import io.symmem.store.etcd.EtcdTarget;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
@@ -20,8 +23,10 @@ import picocli.CommandLine.Option;
         "Store latency and throughput on loopback: set / get / add with 1, 4, 64 and 1024 clients (each its own",
         "connection and thread), every key read back and checked, then an all_gather among 1024 simulated ranks.",
         "Without --host it starts a store server in this process; with --host/--port it measures that server",
-        "(e.g. a PyTorch TCPStore). --serve-only only serves a store (for PyTorch clients or another bench)."},
+        "(e.g. a PyTorch TCPStore); with --store etcd://..., the store on that etcd cluster (a client per simulated",
+        "client). --serve-only only serves a store (for PyTorch clients or another bench)."},
         footer = {"%nExamples:", "  symmem bench store", "  symmem bench store --host 127.0.0.1 --port 29600 --json out.json",
+                "  symmem bench store --store etcd://127.0.0.1:2379/bench --clients 1,4,64 --ranks 64",
                 "  symmem bench store --serve-only --port 29600"})
 public class BenchStoreCommand implements Callable<Integer> {
     @Inject
@@ -29,6 +34,10 @@ public class BenchStoreCommand implements Callable<Integer> {
 
     @Option(names = "--host", description = "Measure the store at this host instead of one started in-process.")
     String host;
+
+    @Option(names = "--store", description = "Measure the store on this etcd cluster (etcd://host:port[,host:port...]/prefix, "
+            + "as SYMMEM_STORE) instead of a TCPStore server.")
+    String etcd;
 
     @Option(names = "--port", defaultValue = "29500", description = "Port of --host, or of --serve-only (default ${DEFAULT-VALUE}).")
     int port;
@@ -100,6 +109,9 @@ public class BenchStoreCommand implements Callable<Integer> {
 
     private BenchClients connectClients(String kind, String host, int port, int n, TcpStoreClient.Options options) {
         Duration deadline = Duration.ofSeconds(120);
+        if (etcd != null) {
+            return BenchClients.connectEtcd(EtcdTarget.parse(etcd), n, Duration.ofSeconds(opTimeoutSeconds));
+        }
         return kind.equals("blocking")
                 ? BenchClients.connectBlocking(host, port, n, deadline, options)
                 : BenchClients.connect(vertx, host, port, n, deadline, options);
@@ -112,13 +124,22 @@ public class BenchStoreCommand implements Callable<Integer> {
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(deadlineSeconds).toNanos();
         BenchReport report = new BenchReport(System.out);
-        boolean external = host != null;
+        if (etcd != null) {
+            var problem = EtcdTarget.problem(etcd);
+            if (problem.isPresent()) {
+                System.err.println("symmem bench store: --store " + etcd + " is invalid: " + problem.get());
+                return SymmemMain.EXIT_CONFIG;
+            }
+        }
+        boolean external = host != null || etcd != null;
         List<Integer> fitting = fittingLevels(report, external);
         int maxLevel = fitting.stream().mapToInt(Integer::intValue).max().orElse(0);
 
         StoreServer server = null;
         String where;
-        if (external) {
+        if (etcd != null) {
+            where = EtcdTarget.parse(etcd).describe();
+        } else if (external) {
             where = host + ":" + port;
         } else {
             server = new StoreServer(vertx, "127.0.0.1", 0);
@@ -148,12 +169,13 @@ public class BenchStoreCommand implements Callable<Integer> {
         System.out.printf("client mode: %s, %s%n", clientKind,
                 pipelined ? "WAIT+GET pipelined (symmem server)" : "TCPStore-compatible (no pipelining)");
         TcpStoreClient.Options clientOptions = TcpStoreClient.Options.defaults().withPipelineWaits(pipelined);
-        String[] hostPort = where.split(":");
+        String[] hostPort = etcd != null ? new String[] {"", "0"} : where.split(":");
         String runId = "bench/" + Long.toHexString(System.currentTimeMillis());
         Duration opTimeout = Duration.ofSeconds(opTimeoutSeconds);
         Duration phaseLimit = Duration.ofSeconds(phaseSeconds);
         long keysWritten = 0;
-        try (TcpStoreClient control = TcpStoreClient.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
+        try (Store control = etcd != null ? EtcdStore.connect(EtcdTarget.parse(etcd), Duration.ofSeconds(30))
+                     : TcpStoreClient.connect(vertx, hostPort[0], Integer.parseInt(hostPort[1]),
                      Duration.ofSeconds(30), clientOptions).await().atMost(Duration.ofSeconds(31));
              BenchClients clients = connectClients(clientKind, hostPort[0], Integer.parseInt(hostPort[1]), maxLevel, clientOptions)) {
             System.out.printf(Locale.ROOT, "connected %d clients in %.0f ms%n", clients.size(), clients.connectMillis());
@@ -248,7 +270,7 @@ public class BenchStoreCommand implements Callable<Integer> {
         return fitting;
     }
 
-    private static Long numKeys(TcpStoreClient control, BenchReport report) {
+    private static Long numKeys(Store control, BenchReport report) {
         try {
             return control.numKeys().await().atMost(Duration.ofSeconds(10));
         } catch (RuntimeException e) {
