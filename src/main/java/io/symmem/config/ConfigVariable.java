@@ -164,13 +164,13 @@ public enum ConfigVariable {
     }
 
     private final String property;
-    private final boolean torchrunName;
+    private final boolean mappedByName;
     private final ValueKind kind;
     private final String allowed;
 
-    ConfigVariable(String property, boolean torchrunName, ValueKind kind, String allowed) {
+    ConfigVariable(String property, boolean mappedByName, ValueKind kind, String allowed) {
         this.property = property;
-        this.torchrunName = torchrunName;
+        this.mappedByName = mappedByName;
         this.kind = kind;
         this.allowed = allowed;
     }
@@ -214,11 +214,17 @@ public enum ConfigVariable {
     }
 
     /**
-     * True for names that SmallRye's environment rules do not map to the property: torchrun's unprefixed
-     * ones, and SYMMEM_STORE (whose property sits beside the store's other settings).
+     * True for names that SmallRye's environment rules do not map to the property, so that
+     * TorchrunEnvConfigSource maps them by name: torchrun's unprefixed ones, and SYMMEM_STORE (whose
+     * property sits beside the store's other settings).
      */
+    public boolean isMappedByName() {
+        return mappedByName;
+    }
+
+    /** True for the variables torchrun sets for every rank (RANK, WORLD_SIZE, MASTER_ADDR, ...). */
     public boolean isTorchrunName() {
-        return torchrunName;
+        return mappedByName && !name().startsWith("SYMMEM_");
     }
 
     /**

@@ -24,7 +24,7 @@ public class TorchrunEnvConfigSource extends MapBackedConfigSource {
     private static Map<String, String> aliases(Map<String, String> env) {
         Map<String, String> properties = new HashMap<>();
         for (ConfigVariable variable : ConfigVariable.values()) {
-            if (variable.isTorchrunName() && env.containsKey(variable.name())) {
+            if (variable.isMappedByName() && env.containsKey(variable.name())) {
                 properties.put(variable.property(), env.get(variable.name()));
             }
         }
