@@ -14,7 +14,7 @@ import java.util.function.IntConsumer;
  * learn of a lost rank even when no collective is running. The watch only reports; the
  * {@link LivenessAgent} tells a departure from a rank that left in order and fails the world.
  */
-public final class LeaseMembers {
+public final class LeaseMembers implements LeasedMembers {
 
     private final EtcdStore store;
     private final String scope;
@@ -28,14 +28,14 @@ public final class LeaseMembers {
         this.scope = scope;
     }
 
-    /** Sets this rank's member key on the lease. */
-    void hold(int rank, Duration timeout) {
+    @Override
+    public void hold(int rank, Duration timeout) {
         store.setOnLease(scope + LiveKeys.member(rank), Integer.toString(rank).getBytes(StandardCharsets.US_ASCII))
                 .await().atMost(timeout.plusSeconds(1));
     }
 
-    /** Reports the rank of every member key removed from now on (deleted, or expired with its lease). */
-    AutoCloseable watch(IntConsumer removed, Consumer<Throwable> failed) {
+    @Override
+    public AutoCloseable watch(IntConsumer removed, Consumer<Throwable> failed) {
         return store.watchRemovals(scope + LiveKeys.MEMBER, key -> {
             String inScope = key.substring(scope.length());
             if (LiveKeys.memberScope(inScope) != null) {
@@ -44,17 +44,13 @@ public final class LeaseMembers {
         }, failed);
     }
 
-    /** Hears when this rank's own lease was lost while it runs: its peers take it for gone. */
-    void whenOwnLeaseLost(Consumer<String> listener) {
+    @Override
+    public void whenOwnLeaseLost(Consumer<String> listener) {
         store.whenLeaseLost(listener);
     }
 
-    /** How long a dead rank's member key outlives it: the lease's TTL. */
-    long ttlSeconds() {
+    @Override
+    public long ttlSeconds() {
         return store.leaseTtlSeconds();
-    }
-
-    String storeName() {
-        return store.describe();
     }
 }

@@ -74,7 +74,7 @@ public final class LivenessAgent implements AutoCloseable {
     /** The log number the watch found claimed but empty at its last timeout; 0 if none. */
     private volatile long suspectedHole;
     /** Member keys on etcd leases, or null (a TCP store: the server removes the keys of closed connections). */
-    private LeaseMembers leases;
+    private LeasedMembers leases;
     private AutoCloseable memberWatch;
 
     /**
@@ -137,7 +137,7 @@ public final class LivenessAgent implements AutoCloseable {
     }
 
     /** Member keys live on etcd leases: call before {@link #start}. */
-    public void useLeases(LeaseMembers members) {
+    public void useLeases(LeasedMembers members) {
         this.leases = members;
     }
 
@@ -382,8 +382,10 @@ public final class LivenessAgent implements AutoCloseable {
     }
 
     /**
-     * A silent rank whose member key is gone has left in order (or its departure is published
-     * already): not one to declare.
+     * Whether silent rank {@code r} still holds its member key. On a symmem store a key that is gone
+     * means the rank left in order or the server published its departure: not one to declare. On
+     * etcd an expired lease removes the key and publishes nothing, and this read can see the key gone
+     * before the watch's removal event arrives: the removal is handled here as the watch would.
      */
     private boolean isMember(int r) {
         if (storeHostedByRank0 && r == 0) {
@@ -391,7 +393,11 @@ public final class LivenessAgent implements AutoCloseable {
         }
         boolean member = probe.check(List.of(LiveKeys.member(r))).await().atMost(bound);
         if (!member) {
-            declared.add(r);
+            if (leases != null) {
+                memberRemoved(r);
+            } else {
+                declared.add(r);
+            }
         }
         return member;
     }

@@ -169,6 +169,63 @@ class LivenessAgentTest {
         assertThat(r0.liveness().failure().orElseThrow().reason()).contains("rank 1 is gone").contains("no heartbeat");
     }
 
+    /**
+     * A rank on a store that keeps member keys on leases (etcd) and hosts no rank: its member key is
+     * set through {@code leases}, whose watch of removals never reports (a watch event still on its way).
+     */
+    private Rank leasedRank(int rank, int world, Duration bound) {
+        Liveness liveness = new Liveness(rank);
+        TcpStoreClient eventsClient = connect();
+        TcpStoreClient probeClient = connect();
+        Store events = new PrefixStore("symmem/run/t", eventsClient);
+        Store probe = new PrefixStore("symmem/run/t", probeClient);
+        LivenessAgent agent = new LivenessAgent(liveness, events, probe, world, bound, "127.0.0.1:" + server.port(), false);
+        agent.useLeases(new LeasedMembers() {
+            @Override
+            public void hold(int r, Duration timeout) {
+                events.set(LiveKeys.member(r), Integer.toString(r).getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+                        .await().atMost(timeout);
+            }
+
+            @Override
+            public AutoCloseable watch(java.util.function.IntConsumer removed, java.util.function.Consumer<Throwable> failed) {
+                return () -> { };
+            }
+
+            @Override
+            public void whenOwnLeaseLost(java.util.function.Consumer<String> listener) {
+            }
+
+            @Override
+            public long ttlSeconds() {
+                return 1;
+            }
+        });
+        toClose.add(eventsClient);
+        toClose.add(probeClient);
+        toClose.add(agent);
+        agent.start(STORE_TIMEOUT);
+        return new Rank(liveness, agent, eventsClient, probeClient, List.of());
+    }
+
+    @Test
+    void aRankWhoseLeaseExpiredIsDeclaredGoneWhenTheMonitorSeesItsKeyGoneBeforeTheWatchDoes() throws Exception {
+        Duration bound = Duration.ofMillis(1500);
+        Rank r0 = leasedRank(0, 2, bound);
+        Rank r1 = leasedRank(1, 2, bound);
+        List.of(r0, r1).forEach(r -> r.agent().startMonitoring());
+
+        // Rank 1 dies: its beats stop and its lease expires, which removes its member key and publishes
+        // nothing. The watch has not reported the removal, so the heartbeat monitor is first to look.
+        r1.agent().close();
+        new PrefixStore("symmem/run/t", server.localStore()).delete(LiveKeys.member(1)).await().atMost(AWAIT);
+
+        eventually(() -> r0.liveness().failed(), "rank 0 declares rank 1 gone");
+        WorldFailure f = r0.liveness().failure().orElseThrow();
+        assertThat(f.ranks()).containsExactly(1);
+        assertThat(f.reason()).contains("rank 1 is gone").contains("etcd lease expired");
+    }
+
     @Test
     void losingTheStoreHostIsRank0Gone() throws Exception {
         Rank r1 = rank(1, 2, Duration.ofMinutes(5));
