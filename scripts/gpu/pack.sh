@@ -43,6 +43,9 @@ mkdir -p .gpu
 # jlink's --strip-native-debug-symbols leaves Temurin's libjvm.so (30 MB) unstripped: strip it here.
 find .gpu/jre -name '*.so' -exec strip --strip-unneeded {} +
 cp -r target/quarkus-app .gpu/app
+# The AOT cache (app.aot*, ~50 MB) serves only the runtime that made it (the build machine's JDK),
+# not the jlink'ed one: shipped, it would only push the tarball past what a device run carries.
+rm -f .gpu/app/app.aot .gpu/app/app.aot.*
 cp "$ANCHOR" .gpu/torch_anchor.py
 # The unpacked runtime + app are about 65 MiB, over what a device run carries: ship one xz tarball
 # (carry `.gpu/symmem-gpu.tar.xz`); run-store.sh and run-cuda.sh unpack it on the device.
