@@ -38,6 +38,13 @@ public final class LocalLauncher {
     }
 
     public int run(List<String> command) throws IOException, InterruptedException {
+        Map<String, String> ports;
+        try {
+            ports = new PortBlocks(ranks).rankEnvironment(System.getenv(), out);
+        } catch (PortBlocks.PortTakenException e) {
+            out.println("symmem launch: " + e.getMessage() + "; no rank was started");
+            return SymmemMain.EXIT_CONFIG;
+        }
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
@@ -52,7 +59,8 @@ public final class LocalLauncher {
                 // Rank 0 binds a free port itself and publishes it: a port probed here could be taken by
                 // another process before rank 0 binds it. The other ranks start once it is known.
                 Path portFile = portDir.resolve("store-port");
-                start(command, 0, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString()), processes, pumps);
+                start(command, 0, with(ports, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString())),
+                        processes, pumps);
                 first = 1;
                 Integer published = awaitPort(portFile, processes.get(0));
                 if (published == null) {
@@ -70,7 +78,8 @@ public final class LocalLauncher {
                 }
             }
             for (int rank = first; rank < ranks; rank++) {
-                start(command, rank, port == 0 ? Map.of() : Map.of("MASTER_PORT", Integer.toString(port)), processes, pumps);
+                start(command, rank, with(ports, port == 0 ? Map.of() : Map.of("MASTER_PORT", Integer.toString(port))),
+                        processes, pumps);
             }
             int code = awaitRanks(processes);
             for (Thread pump : pumps) {
@@ -91,6 +100,12 @@ public final class LocalLauncher {
                 deleteQuietly(portDir);
             }
         }
+    }
+
+    private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {
+        Map<String, String> both = new java.util.HashMap<>(a);
+        both.putAll(b);
+        return both;
     }
 
     /** Starts one rank with torchrun's variables (and {@code extra}), its output pumped with its rank in front. */

@@ -56,7 +56,7 @@ final class ReferenceDocs {
         }
         for (NativeTunables.Tunable t : NativeTunables.list()) {
             Matcher m = UNSET_NUMBER.matcher(t.allowed());
-            rows.add(new Row(t.name(), m.find() ? m.group(1) : "(computed: see meaning)",
+            rows.add(new Row(t.name(), m.find() ? m.group(1) : "(computed)",
                     t.allowed() + " (native, " + t.backend() + " backend)"));
         }
         return rows;
