@@ -71,19 +71,47 @@ class DocsTest {
     }
 
     @Test
-    void relativeLinksLeadToFilesThatExist() throws IOException {
+    void relativeLinksLeadToFilesAndHeadingsThatExist() throws IOException {
         List<String> broken = new ArrayList<>();
         for (Path page : pages()) {
-            Matcher link = Pattern.compile("\\]\\(([^)#\\s]+)(#[^)]*)?\\)").matcher(Files.readString(page));
+            Matcher link = Pattern.compile("\\]\\(([^)#\\s]*)(?:#([^)\\s]*))?\\)").matcher(Files.readString(page));
             while (link.find()) {
-                String target = link.group(1);
-                if (!target.contains("://") && !target.startsWith("mailto:")
-                        && !Files.exists(page.toAbsolutePath().getParent().resolve(target))) {
-                    broken.add(page + " -> " + target);
+                String file = link.group(1);
+                String anchor = link.group(2);
+                if (file.contains("://") || file.startsWith("mailto:") || (file.isEmpty() && anchor == null)) {
+                    continue;
+                }
+                Path target = file.isEmpty() ? page : page.toAbsolutePath().getParent().resolve(file);
+                if (!Files.exists(target)) {
+                    broken.add(page + " -> " + file + " (no such file)");
+                } else if (anchor != null && (file.isEmpty() || file.endsWith(".md"))) {
+                    if (!anchors(Files.readString(target)).contains(anchor)) {
+                        broken.add(page + " -> " + file + "#" + anchor + " (no such heading)");
+                    }
                 }
             }
         }
         assertThat(broken).isEmpty();
+    }
+
+    /** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as '-', repeats numbered. */
+    static java.util.Set<String> anchors(String markdown) {
+        java.util.Set<String> anchors = new java.util.HashSet<>();
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        Matcher heading = Pattern.compile("(?m)^#+ (.*)$").matcher(markdown.replaceAll("(?s)```.*?```", ""));
+        while (heading.find()) {
+            String anchor = heading.group(1).strip().toLowerCase(java.util.Locale.ROOT)
+                    .replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
+            int n = seen.merge(anchor, 1, Integer::sum);
+            anchors.add(n == 1 ? anchor : anchor + "-" + (n - 1));
+        }
+        return anchors;
+    }
+
+    @Test
+    void anchorsAreGitHubs() {
+        assertThat(anchors("# A\n## Store on etcd (2-core machine), 2026\n## Why 4 × H200?\n## A\n"))
+                .containsExactlyInAnyOrder("a", "store-on-etcd-2-core-machine-2026", "why-4--h200", "a-1");
     }
 
     @Test
