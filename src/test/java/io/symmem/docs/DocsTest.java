@@ -58,6 +58,17 @@ class DocsTest {
     }
 
     @Test
+    void theExamplePomImportsTheQuarkusPlatformThisBuildUses() throws IOException {
+        // Without the same BOM, a project that depends on symmem resolves other versions of its libraries.
+        String project = Files.readString(Path.of("pom.xml"));
+        Matcher version = Pattern.compile("<quarkus.platform.version>([^<]+)</quarkus.platform.version>").matcher(project);
+        assertThat(version.find()).isTrue();
+        assertThat(Files.readString(EXAMPLES.resolve("library/pom.xml")))
+                .as("docs/examples/library/pom.xml imports quarkus-bom %s, as pom.xml does", version.group(1))
+                .containsPattern("<artifactId>quarkus-bom</artifactId>\\s*<version>" + Pattern.quote(version.group(1)) + "</version>");
+    }
+
+    @Test
     void everyPageIsReachableFromTheIndexAndTheReadmeLinksTheIndex() throws IOException {
         String index = Files.readString(INDEX);
         List<String> unlinked = new ArrayList<>();
