@@ -71,7 +71,7 @@ final class PortBlocks {
             if (taken >= 0) {
                 throw new PortTakenException("port " + taken + " on " + host + " is taken (" + variable + "=" + base
                         + " + LOCAL_RANK " + (taken - base) + "): another symmem launch or program serves there; set "
-                        + variable + " to a block of " + ranks + " free ports, or unset it to let launch find one");
+                        + variable + " to " + (ranks == 1 ? "a free port" : "a block of " + ranks + " free ports") + ", or unset it to let launch find one");
             }
             return new Block(variable, base, false);
         }
@@ -97,7 +97,8 @@ final class PortBlocks {
             ports.put(b.variable(), Integer.toString(b.base()));
             if (b.moved()) {
                 out.println("symmem launch: the default block of " + b.variable() + " is taken (another launch?); the ranks use "
-                        + b.base() + ".." + (b.base() + ranks - 1) + " (" + b.variable() + "=" + b.base() + ")");
+                        + (ranks == 1 ? "port " + b.base() : b.base() + ".." + (b.base() + ranks - 1)) + " (" + b.variable() + "="
+                        + b.base() + ")");
             }
         }
         return ports;
