@@ -19,8 +19,9 @@ public record EffectiveSetting(String variable, String property, String value, S
             String unset = variable.derivedFrom().map(from -> "(derived from " + from.name() + ")").orElse("(unset)");
             String shown = value.getRawValue() != null ? (variable.isSecret() ? variable.displayed(value.getRawValue()) : value.getRawValue())
                     : unset;
-            rows.add(new EffectiveSetting(variable.name(), variable.property(), shown,
-                    isDefault ? "default" : source, variable.allowed()));
+            String from = value.getRawValue() == null ? (variable.derivedFrom().isPresent() ? "derived" : "not set")
+                    : isDefault ? "default" : source;
+            rows.add(new EffectiveSetting(variable.name(), variable.property(), shown, from, variable.allowed()));
         }
         return rows;
     }

@@ -205,9 +205,11 @@ class SymmemConfigLoaderTest {
         for (String name : List.of("SYMMEM_RUN_ID", "SYMMEM_API_TOKEN", "SYMMEM_STORE", "SYMMEM_POOL_LIMIT", "NVSHMEM_DEBUG")) {
             EffectiveSetting row = rows.stream().filter(r -> r.variable().equals(name)).findFirst().orElseThrow();
             assertThat(row.value()).as(name + " is unset, and nothing derives it").isEqualTo("(unset)");
+            assertThat(row.source()).as(name).isEqualTo("not set");
         }
         EffectiveSetting localWorldSize = rows.stream().filter(r -> r.variable().equals("LOCAL_WORLD_SIZE")).findFirst().orElseThrow();
         assertThat(localWorldSize.value()).isEqualTo("(derived from WORLD_SIZE)");
+        assertThat(localWorldSize.source()).isEqualTo("derived");
     }
 
     @Test
