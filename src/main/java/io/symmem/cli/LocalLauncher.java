@@ -28,8 +28,15 @@ public final class LocalLauncher {
     private final int masterPort;
     private final Duration gracePeriod;
     private final PrintStream out;
+    private final Map<String, String> env;
 
     public LocalLauncher(int ranks, String masterAddr, int masterPort, Duration gracePeriod, PrintStream out) {
+        this(ranks, masterAddr, masterPort, gracePeriod, out, System.getenv());
+    }
+
+    /** With the environment the port checks read given (tests); the ranks inherit this process's. */
+    LocalLauncher(int ranks, String masterAddr, int masterPort, Duration gracePeriod, PrintStream out, Map<String, String> env) {
+        this.env = env;
         this.ranks = ranks;
         this.masterAddr = masterAddr;
         this.masterPort = masterPort;
@@ -40,7 +47,9 @@ public final class LocalLauncher {
     public int run(List<String> command) throws IOException, InterruptedException {
         Map<String, String> ports;
         try {
-            ports = new PortBlocks(ranks).rankEnvironment(System.getenv(), out);
+            PortBlocks blocks = new PortBlocks(ranks);
+            blocks.checkStorePort(env, masterAddr, masterPort);
+            ports = blocks.rankEnvironment(env, out);
         } catch (PortBlocks.PortTakenException e) {
             out.println("symmem launch: " + e.getMessage() + "; no rank was started");
             return SymmemMain.EXIT_CONFIG;
@@ -50,7 +59,7 @@ public final class LocalLauncher {
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once.
-        boolean rank0Binds = masterPort == 0 && System.getenv("SYMMEM_STORE") == null;
+        boolean rank0Binds = masterPort == 0 && env.get("SYMMEM_STORE") == null;
         Path portDir = rank0Binds ? Files.createTempDirectory("symmem-launch") : null;
         try {
             int port = masterPort;

@@ -104,6 +104,20 @@ final class PortBlocks {
         return ports;
     }
 
+    /**
+     * Fails naming the port when rank 0 is to host the store on a port given to launch (`--master-port`)
+     * that is taken: its bind would only retry until the store deadline. Nothing to check when rank 0
+     * binds a free port (0) or when the store is elsewhere (SYMMEM_STORE, SYMMEM_STORE_HOST other than rank0).
+     */
+    void checkStorePort(Map<String, String> env, String host, int port) throws PortTakenException {
+        boolean rank0Hosts = env.get("SYMMEM_STORE") == null
+                && "rank0".equalsIgnoreCase(env.getOrDefault("SYMMEM_STORE_HOST", "rank0"));
+        if (port != 0 && rank0Hosts && !check.isFree(host, port)) {
+            throw new PortTakenException("the store's port " + port + " on " + host + " is taken (--master-port " + port
+                    + "; another run's store?): give another --master-port, or leave it out to let rank 0 bind a free one");
+        }
+    }
+
     /** The first port of [base, base + ranks) that is taken on {@code host}, or -1 when all are free. */
     private int firstTaken(String host, int base) {
         for (int port = base; port < base + ranks; port++) {

@@ -9,8 +9,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Two `symmem launch` runs on one machine: the second takes free blocks, or stops at once naming the taken port. */
 class PortBlocksTest {
@@ -62,6 +66,36 @@ class PortBlocksTest {
             assertThat(PortBlocks.bindable("127.0.0.1", port)).isFalse();
             assertThatThrownBy(() -> new PortBlocks(1).http(Map.of("SYMMEM_HTTP_PORT", Integer.toString(port))))
                     .hasMessageContaining("port " + port + " on 127.0.0.1 is taken");
+        }
+    }
+
+    @Test
+    void aTakenStorePortGivenToLaunchStopsItAtOnce() {
+        PortBlocks blocks = taken(2, Set.of(29500));
+        assertThatThrownBy(() -> blocks.checkStorePort(Map.of(), "127.0.0.1", 29500))
+                .hasMessageContaining("the store's port 29500 on 127.0.0.1 is taken (--master-port 29500");
+    }
+
+    @Test
+    void theStorePortIsNotCheckedWhereRankZeroDoesNotBindIt() throws Exception {
+        PortBlocks blocks = taken(2, Set.of(29500));
+        blocks.checkStorePort(Map.of(), "127.0.0.1", 0);
+        blocks.checkStorePort(Map.of("SYMMEM_STORE_HOST", "symmem"), "127.0.0.1", 29500);
+        blocks.checkStorePort(Map.of("SYMMEM_STORE", "etcd://127.0.0.1:2379/job"), "127.0.0.1", 29500);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void launchStopsBeforeStartingAnyRankWhenASetPortIsTaken() throws Exception {
+        try (ServerSocket held = new ServerSocket()) {
+            held.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = held.getLocalPort();
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
+            LocalLauncher launcher = new LocalLauncher(2, "127.0.0.1", 0, Duration.ofSeconds(1),
+                    new PrintStream(said, true, StandardCharsets.UTF_8), Map.of("SYMMEM_HTTP_PORT", Integer.toString(port)));
+            assertThat(launcher.run(List.of("demo"))).isEqualTo(SymmemMain.EXIT_CONFIG);
+            assertThat(said.toString(StandardCharsets.UTF_8)).contains("port " + port + " on 127.0.0.1 is taken")
+                    .contains("no rank was started").doesNotContain("[0]");
         }
     }
 }
