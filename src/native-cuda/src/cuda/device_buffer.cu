@@ -467,8 +467,8 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
 }
 
 // Crossovers measured on 4 x H200, bf16 sum (docs/cuda-backend.md): out of place, one-shot below
-// 1 MiB and two-shot from 1 MiB; in place, two-shot at every size (one-shot in place was slower at
-// every measured size). SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
+// 1 MiB and two-shot from 1 MiB; in place, one-shot while the input fits the push scratch, two-shot
+// above. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   static const uint64_t min_two_shot = tunable_value(Tunable::kCudaTwoShotMinBytes);
   static const bool min_two_shot_set = tunable_is_set(Tunable::kCudaTwoShotMinBytes);

@@ -7,7 +7,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "launch", description = "Starts N local ranks of a symmem command, the way torchrun does.",
+@Command(name = "launch", description = {"Starts N local ranks of a symmem command, the way torchrun does.",
+        "The ranks' HTTP and management ports (SYMMEM_HTTP_PORT, SYMMEM_MANAGEMENT_PORT + LOCAL_RANK) move to free "
+                + "blocks when the defaults are taken, so that two launches run side by side; a block set by the user must be free."},
         footer = "%nExample: symmem launch --nproc-per-node 4 demo")
 public class LaunchCommand implements Callable<Integer> {
     @Option(names = {"-n", "--nproc-per-node"}, defaultValue = "4", description = "Ranks to start (default ${DEFAULT-VALUE}).")

@@ -28,8 +28,15 @@ public final class LocalLauncher {
     private final int masterPort;
     private final Duration gracePeriod;
     private final PrintStream out;
+    private final Map<String, String> env;
 
     public LocalLauncher(int ranks, String masterAddr, int masterPort, Duration gracePeriod, PrintStream out) {
+        this(ranks, masterAddr, masterPort, gracePeriod, out, System.getenv());
+    }
+
+    /** With the environment the port checks read given (tests); the ranks inherit this process's. */
+    LocalLauncher(int ranks, String masterAddr, int masterPort, Duration gracePeriod, PrintStream out, Map<String, String> env) {
+        this.env = env;
         this.ranks = ranks;
         this.masterAddr = masterAddr;
         this.masterPort = masterPort;
@@ -38,12 +45,21 @@ public final class LocalLauncher {
     }
 
     public int run(List<String> command) throws IOException, InterruptedException {
+        Map<String, String> ports;
+        try {
+            PortBlocks blocks = new PortBlocks(ranks);
+            blocks.checkStorePort(env, masterAddr, masterPort);
+            ports = blocks.rankEnvironment(env, out);
+        } catch (PortBlocks.PortTakenException e) {
+            out.println("symmem launch: " + e.getMessage() + "; no rank was started");
+            return SymmemMain.EXIT_CONFIG;
+        }
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once.
-        boolean rank0Binds = masterPort == 0 && System.getenv("SYMMEM_STORE") == null;
+        boolean rank0Binds = masterPort == 0 && env.get("SYMMEM_STORE") == null;
         Path portDir = rank0Binds ? Files.createTempDirectory("symmem-launch") : null;
         try {
             int port = masterPort;
@@ -52,7 +68,8 @@ public final class LocalLauncher {
                 // Rank 0 binds a free port itself and publishes it: a port probed here could be taken by
                 // another process before rank 0 binds it. The other ranks start once it is known.
                 Path portFile = portDir.resolve("store-port");
-                start(command, 0, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString()), processes, pumps);
+                start(command, 0, with(ports, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString())),
+                        processes, pumps);
                 first = 1;
                 Integer published = awaitPort(portFile, processes.get(0));
                 if (published == null) {
@@ -70,7 +87,8 @@ public final class LocalLauncher {
                 }
             }
             for (int rank = first; rank < ranks; rank++) {
-                start(command, rank, port == 0 ? Map.of() : Map.of("MASTER_PORT", Integer.toString(port)), processes, pumps);
+                start(command, rank, with(ports, port == 0 ? Map.of() : Map.of("MASTER_PORT", Integer.toString(port))),
+                        processes, pumps);
             }
             int code = awaitRanks(processes);
             for (Thread pump : pumps) {
@@ -91,6 +109,12 @@ public final class LocalLauncher {
                 deleteQuietly(portDir);
             }
         }
+    }
+
+    private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {
+        Map<String, String> both = new java.util.HashMap<>(a);
+        both.putAll(b);
+        return both;
     }
 
     /** Starts one rank with torchrun's variables (and {@code extra}), its output pumped with its rank in front. */

@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "store-check", description = {
-        "Runs every operation of symmem's Store against a store server (ours or PyTorch's TCPStore) through",
-        "symmem's client, with exact expected results; prints one line per check and \"N passed, M failed\"."},
+        "Checks a store server (symmem's or PyTorch's TCPStore) against every operation of symmem's Store.",
+        "Each runs through symmem's client with exact expected results; prints one line per check and \"N passed, M failed\"."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every check passed", "1:a check failed", "3:no check failed, but the server does not support some " +
                 "(PyTorch's legacy TCPStore server closes the connection on queue queries)"},

@@ -14,8 +14,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "store", description = {
-        "Serves the rendezvous store on its own (a sidecar, or a store shared by several runs) until stopped:",
-        "PyTorch's TCPStore protocol, so ranks (SYMMEM_STORE_HOST=symmem) and PyTorch processes can both use it.",
+        "Serves the rendezvous store on its own (a sidecar, or a store shared by several runs) until stopped.",
+        "It speaks PyTorch's TCPStore protocol, so ranks (SYMMEM_STORE_HOST=symmem) and PyTorch processes can both use it.",
         "Limits come from SYMMEM_STORE_MAX_KEY_BYTES, SYMMEM_STORE_MAX_VALUE_BYTES, SYMMEM_STORE_MAX_KEYS_PER_REQUEST."},
         footer = {"%nExample (a sidecar reachable from other machines):", "  symmem store --bind 0.0.0.0 --port 29500"})
 public class StoreCommand implements Callable<Integer> {

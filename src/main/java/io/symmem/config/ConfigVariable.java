@@ -198,6 +198,18 @@ public enum ConfigVariable {
         return !property.startsWith("symmem.");
     }
 
+    /**
+     * The variable whose value this one takes when unset (LOCAL_RANK takes RANK's, LOCAL_WORLD_SIZE
+     * WORLD_SIZE's); empty for every other, whose unset value is a default or simply unset.
+     */
+    public Optional<ConfigVariable> derivedFrom() {
+        return switch (this) {
+            case LOCAL_RANK -> Optional.of(RANK);
+            case LOCAL_WORLD_SIZE -> Optional.of(WORLD_SIZE);
+            default -> Optional.empty();
+        };
+    }
+
     /** True for a value that must never be shown: messages and `symmem config` name it without it. */
     public boolean isSecret() {
         return this == SYMMEM_API_TOKEN;

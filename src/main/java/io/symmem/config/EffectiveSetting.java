@@ -14,12 +14,14 @@ public record EffectiveSetting(String variable, String property, String value, S
             ConfigValue value = config.getConfigValue(variable.property());
             String source = value.getSourceName();
             boolean isDefault = source == null || source.contains("Default");
-            // Another library's variable that nothing set means that library's own default, not a derived value.
-            String unset = variable.isVendorName() ? "(unset)" : "(derived)";
+            // Unset means unset (the code or the vendor's library decides what that does), except where the
+            // value is really another variable's.
+            String unset = variable.derivedFrom().map(from -> "(derived from " + from.name() + ")").orElse("(unset)");
             String shown = value.getRawValue() != null ? (variable.isSecret() ? variable.displayed(value.getRawValue()) : value.getRawValue())
                     : unset;
-            rows.add(new EffectiveSetting(variable.name(), variable.property(), shown,
-                    isDefault ? "default" : source, variable.allowed()));
+            String from = value.getRawValue() == null ? (variable.derivedFrom().isPresent() ? "derived" : "not set")
+                    : isDefault ? "default" : source;
+            rows.add(new EffectiveSetting(variable.name(), variable.property(), shown, from, variable.allowed()));
         }
         return rows;
     }

@@ -196,7 +196,20 @@ class SymmemConfigLoaderTest {
         assertThat(backend.source()).isEqualTo("default");
         assertThat(backend.value()).isEqualTo("auto");
         EffectiveSetting localRank = rows.stream().filter(r -> r.variable().equals("LOCAL_RANK")).findFirst().orElseThrow();
-        assertThat(localRank.value()).isEqualTo("(derived)");
+        assertThat(localRank.value()).isEqualTo("(derived from RANK)");
+    }
+
+    @Test
+    void anUnsetVariableWithoutADefaultIsShownUnsetNotDerived() {
+        List<EffectiveSetting> rows = SymmemConfigLoader.effective(Map.of(), new Properties());
+        for (String name : List.of("SYMMEM_RUN_ID", "SYMMEM_API_TOKEN", "SYMMEM_STORE", "SYMMEM_POOL_LIMIT", "NVSHMEM_DEBUG")) {
+            EffectiveSetting row = rows.stream().filter(r -> r.variable().equals(name)).findFirst().orElseThrow();
+            assertThat(row.value()).as(name + " is unset, and nothing derives it").isEqualTo("(unset)");
+            assertThat(row.source()).as(name).isEqualTo("not set");
+        }
+        EffectiveSetting localWorldSize = rows.stream().filter(r -> r.variable().equals("LOCAL_WORLD_SIZE")).findFirst().orElseThrow();
+        assertThat(localWorldSize.value()).isEqualTo("(derived from WORLD_SIZE)");
+        assertThat(localWorldSize.source()).isEqualTo("derived");
     }
 
     @Test

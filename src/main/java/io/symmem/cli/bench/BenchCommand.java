@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-@Command(name = "bench", description = "Benchmarks (bench store: the rendezvous store; bench store-hostile: the store under slow and hostile clients).",
+@Command(name = "bench", description = "Benchmarks: store, store-hostile, allreduce, pool, http and startup, each described below.",
         subcommands = {BenchStoreCommand.class, BenchStoreHostileCommand.class, AllReduceBenchCommand.class, PoolBenchCommand.class,
             HttpBenchCommand.class, StartupBenchCommand.class})
 public class BenchCommand implements Runnable {

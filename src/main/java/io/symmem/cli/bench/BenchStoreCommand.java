@@ -20,11 +20,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "store", description = {
-        "Store latency and throughput on loopback: set / get / add with 1, 4, 64 and 1024 clients (each its own",
-        "connection and thread), every key read back and checked, then an all_gather among 1024 simulated ranks.",
-        "Without --host it starts a store server in this process; with --host/--port it measures that server",
-        "(e.g. a PyTorch TCPStore); with --store etcd://..., the store on that etcd cluster (a client per simulated",
-        "client). --serve-only only serves a store (for PyTorch clients or another bench)."},
+        "Store latency and throughput on loopback: set / get / add with 1 to 1024 clients, then a 1024-rank all_gather.",
+        "Each client has its own connection and thread; every key is read back and checked.",
+        "Without --host it starts a store server in this process; with --host/--port it measures that server (e.g. a PyTorch TCPStore).",
+        "With --store etcd://..., it measures the store on that etcd cluster (a client per simulated client).",
+        "--serve-only only serves a store (for PyTorch clients or another bench)."},
         footer = {"%nExamples:", "  symmem bench store", "  symmem bench store --host 127.0.0.1 --port 29600 --json out.json",
                 "  symmem bench store --store etcd://127.0.0.1:2379/bench --clients 1,4,64 --ranks 64",
                 "  symmem bench store --serve-only --port 29600"})

@@ -25,11 +25,12 @@ import picocli.CommandLine.Option;
 
 @Command(name = "store-hostile", description = {
         "What a careless or hostile client does to everyone else's store latency and to the store's memory.",
-        "Well-behaved clients PING on a fixed schedule throughout; meanwhile (1) one client streams a big MULTI_SET",
-        "(65,536 x 1 KiB by default) in 64 KiB writes, then (2) one client sends many GETs of a 1 MiB value and",
-        "never reads the answers. Reports the pingers' p50/p99 per phase, how long the big frame took to apply,",
-        "the answer bytes the server queues for the client that does not read (its own count, StoreServer.connectionStats)",
-        "and when it closes that client. The in-process server runs with the bounds given here."},
+        "Well-behaved clients PING on a fixed schedule throughout.",
+        "Meanwhile (1) one client streams a big MULTI_SET (65,536 x 1 KiB by default) in 64 KiB writes.",
+        "Then (2) one client sends many GETs of a 1 MiB value and never reads the answers.",
+        "Reports the pingers' p50/p99 per phase, how long the big frame took to apply, the answer bytes the server queues "
+                + "for the client that does not read (its own count, StoreServer.connectionStats) and when it closes that client.",
+        "The in-process server runs with the bounds given here."},
         footer = {"%nExamples:", "  symmem bench store-hostile", "  symmem bench store-hostile --keys 16384 --json hostile.json"})
 public class BenchStoreHostileCommand implements Callable<Integer> {
     @Inject
