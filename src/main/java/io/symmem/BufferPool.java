@@ -3,6 +3,7 @@ package io.symmem;
 import io.symmem.collective.DType;
 import io.symmem.memory.PoolFigures;
 import io.symmem.memory.SymmetricMemPool;
+import io.symmem.memory.SymmetricMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,6 +30,7 @@ public final class BufferPool implements AutoCloseable {
     private final SymmetricMemPool pool;
     private final Consumer<BufferPool> onClose;
     private final List<SymmetricBuffer> open = new ArrayList<>();
+    private IssueLane lane;  // shared by every block: made with the first one
     private boolean closed;
 
     BufferPool(SymmemGroup group, SymmetricMemPool pool, Consumer<BufferPool> onClose) {
@@ -44,7 +46,11 @@ public final class BufferPool implements AutoCloseable {
         }
         Objects.requireNonNull(dtype, "dtype must not be null");
         long bytes = SymmetricBuffer.bytesOf(group.name(), dtype, count);
-        SymmetricBuffer buffer = new SymmetricBuffer(group, pool.allocate(bytes), dtype, count, this::forget);
+        SymmetricMemory block = pool.allocate(bytes);
+        if (lane == null) {
+            lane = new IssueLane("the blocks of a pool of group '" + group.name() + "'", block, true);
+        }
+        SymmetricBuffer buffer = new SymmetricBuffer(group, block, dtype, count, this::forget, lane, false);
         open.add(buffer);
         return buffer;
     }
@@ -77,6 +83,9 @@ public final class BufferPool implements AutoCloseable {
         try {
             for (int i = left.size() - 1; i >= 0; i--) {
                 left.get(i).close();
+            }
+            if (lane != null) {
+                lane.close();
             }
             pool.close();
         } finally {

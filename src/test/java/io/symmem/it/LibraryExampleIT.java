@@ -118,7 +118,7 @@ class LibraryExampleIT {
     }
 
     /** The packaged jar and its compile and runtime dependencies, as failsafe was told them (pom.xml). */
-    private static String libraryClassPath() {
+    static String libraryClassPath() {
         Path jar = Path.of(System.getProperty("symmem.library.jar", "target/symmem-0.1.0-SNAPSHOT.jar"));
         assertThat(jar).as("the packaged library jar (run mvn verify)").exists();
         String listed = System.getProperty("symmem.library.classpath", "");
