@@ -147,7 +147,8 @@ public final class SymmemGroup implements AutoCloseable {
         StoreExchange named;
         synchronized (this) {
             named = namedExchanges.computeIfAbsent(bufferName,
-                    n -> member.exchange(name + "/buffer/" + n, rank(), size()));
+                    // ':' appears in no group name, so these exchanges never meet a group's.
+                    n -> member.exchange(name + ":buffer:" + n, rank(), size()));
         }
         synchronized (named) {
             SymmetricMemory memory = member.allocator().allocate(named, bytes, config().timeout().rendezvous());
