@@ -64,20 +64,17 @@ public final class StressMain {
             }
             SymmemGroup all = groups.get(0);
             Misuse.sizesThatDiffer(all, tally);
-            // Allocation pairs buffers by order: from this thread, in the plan's order, on every rank.
-            Map<Integer, List<SymmetricBuffer>> laneBuffers = new HashMap<>();
+            // host and cuda: every lane allocates its buffers by name on its own thread, all at once.
+            // nccl and nvshmem allocate through a collective of the whole communicator or world, paired
+            // by order: there this thread allocates every lane's buffers in the plan's order.
+            boolean named = world.backend().equals("host") || world.backend().equals("cuda");
+            Map<Integer, List<SymmetricBuffer>> laneBuffers = new java.util.concurrent.ConcurrentHashMap<>();
             for (LaneSpec lane : plan.lanes()) {
                 SymmemGroup group = groups.get(lane.group());
-                if (group == null) {
-                    continue;
+                if (group != null && !named) {
+                    laneBuffers.put(lane.id(), allocate(group, lane, false));
                 }
-                List<SymmetricBuffer> mine = new ArrayList<>();
-                for (BufferSpec b : lane.buffers()) {
-                    mine.add(group.allocate(b.dtype(), b.count()));
-                }
-                laneBuffers.put(lane.id(), mine);
             }
-            Misuse.bufferOfAnotherGroup(groups, laneBuffers, plan, tally);
             Misuse.secondCallerOnOneBuffer(all, tally);
 
             long start = System.nanoTime();
@@ -85,8 +82,15 @@ public final class StressMain {
             for (LaneSpec lane : plan.lanes()) {
                 SymmemGroup group = groups.get(lane.group());
                 if (group != null) {
-                    Thread t = new Thread(new StressLane(seed, lane, group, laneBuffers.get(lane.id()), tally),
-                            "stress-lane-" + lane.id());
+                    Thread t = new Thread(() -> {
+                        try {
+                            List<SymmetricBuffer> own = named ? allocate(group, lane, true) : laneBuffers.get(lane.id());
+                            laneBuffers.put(lane.id(), own);
+                            new StressLane(seed, lane, group, own, tally).run();
+                        } catch (RuntimeException e) {
+                            tally.failed("lane " + lane.id() + ": allocating its buffers in group '" + group.name() + "'", e);
+                        }
+                    }, "stress-lane-" + lane.id());
                     t.start();
                     running.add(t);
                 }
@@ -94,6 +98,7 @@ public final class StressMain {
             for (Thread t : running) {
                 t.join();  // each lane ends: its every collective has a deadline (SYMMEM_TIMEOUT_COLLECTIVE)
             }
+            Misuse.bufferOfAnotherGroup(groups, laneBuffers, plan, tally);
             double seconds = (System.nanoTime() - start) / 1e9;
             all.barrier(Duration.ofSeconds(120));
             for (String line : tally.reports()) {
@@ -110,6 +115,17 @@ public final class StressMain {
             Thread.currentThread().interrupt();
             return 1;
         }
+    }
+
+    /** A lane's buffers in its group: named after the lane (any thread, any order) or by order. */
+    private static List<SymmetricBuffer> allocate(SymmemGroup group, LaneSpec lane, boolean named) {
+        List<SymmetricBuffer> buffers = new ArrayList<>();
+        for (int b = 0; b < lane.buffers().size(); b++) {
+            BufferSpec spec = lane.buffers().get(b);
+            buffers.add(named ? group.allocate("lane-" + lane.id() + "-" + b, spec.dtype(), spec.count())
+                    : group.allocate(spec.dtype(), spec.count()));
+        }
+        return buffers;
     }
 
     private static Map<String, String> options(String[] args) {
@@ -148,7 +164,11 @@ public final class StressMain {
             SymmemGroup all = groups.get(0);
             for (LaneSpec lane : plan.lanes()) {
                 if (lane.group() != 0 && groups.containsKey(lane.group())) {
-                    SymmetricBuffer other = buffers.get(lane.id()).get(0);
+                    List<SymmetricBuffer> theirs = buffers.get(lane.id());
+                    if (theirs == null) {
+                        continue;  // the lane failed to allocate: already in the tally
+                    }
+                    SymmetricBuffer other = theirs.get(0);
                     try {
                         all.allReduce(other, ReduceOp.SUM);
                         tally.misuseNotRefused("allReduce of group '" + all.name() + "' on a buffer of group '"

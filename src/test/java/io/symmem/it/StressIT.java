@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The stress driver (io.symmem.stress.StressMain) as a library user runs it: four ranks, each a
  * plain JVM on the host backend, six threads over three overlapping groups (every rank, {0, 1},
- * {1, 2, 3}), two buffers per thread, 10 000 random collectives from a fixed seed, every result
+ * {1, 2, 3}), two buffers per thread (each thread allocates its own by name, all threads at once),
+ * 10 000 random collectives from a fixed seed, every result
  * checked on every rank; then misuse that must be refused (sizes that differ, a buffer of another
  * group, a second thread on one buffer). Deadlines are generous and nothing depends on timing: a
  * loaded machine makes it slower, never different.
