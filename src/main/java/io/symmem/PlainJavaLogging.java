@@ -1,22 +1,61 @@
 package io.symmem;
 
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
+
 /**
- * The library logs through JBoss Logging. Outside Quarkus nothing sets java.util.logging.manager, and
- * JBoss Logging would then pick the JBoss LogManager it finds on the class path, which complains on
- * stderr that the LogManager was accessed before that property was set. A plain Java program gets the
- * JDK's own logging instead (java.util.logging, configured as the program likes). Quarkus sets the
- * manager before any of this runs, and an explicit org.jboss.logging.provider always wins.
+ * Logging of a plain Java program (no Quarkus). The jar brings the JBoss LogManager, whose
+ * System.LoggerFinder serves every {@code System.getLogger} of the process (the JDK's own classes
+ * included) and complains on stderr ("The LogManager accessed before the java.util.logging.manager
+ * system property was set ...") when java.util.logging runs on another manager. So, unless the
+ * program chose a manager itself, the JBoss LogManager becomes java.util.logging's manager, as under
+ * Quarkus, with the JDK's console handler on the root (INFO and above, on stderr) in place of the
+ * handler Quarkus leaves there to hold records until it configures logging, which a plain program
+ * never does. Under Quarkus the manager is set before any of this runs, and nothing changes.
  */
 final class PlainJavaLogging {
-    static final String PROVIDER = "org.jboss.logging.provider";
+    static final String MANAGER_PROPERTY = "java.util.logging.manager";
+    static final String JBOSS_MANAGER = "org.jboss.logmanager.LogManager";
+    private static boolean chosen;
 
     private PlainJavaLogging() {
     }
 
-    /** Called before the library's first class that logs is loaded (the entry points of Symmem). */
-    static void choose() {
-        if (System.getProperty("java.util.logging.manager") == null && System.getProperty(PROVIDER) == null) {
-            System.setProperty(PROVIDER, "jdk");
+    /** Called by the entry points of {@link Symmem}, before the library's first class that logs. */
+    static synchronized void choose() {
+        if (chosen) {
+            return;
+        }
+        chosen = true;
+        if (System.getProperty(MANAGER_PROPERTY) != null || !present(JBOSS_MANAGER)) {
+            return;
+        }
+        System.setProperty(MANAGER_PROPERTY, JBOSS_MANAGER);
+        LogManager manager = LogManager.getLogManager();
+        if (!manager.getClass().getName().equals(JBOSS_MANAGER)) {
+            return;  // java.util.logging was in use before: it keeps the manager it started with
+        }
+        Logger root = manager.getLogger("");
+        for (Handler h : root.getHandlers()) {
+            if (h.getClass().getName().endsWith(".QuarkusDelayedHandler")) {
+                root.removeHandler(h);
+            }
+        }
+        if (root.getHandlers().length == 0) {
+            root.setLevel(Level.INFO);
+            root.addHandler(new ConsoleHandler());
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, PlainJavaLogging.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 }
