@@ -20,7 +20,8 @@ final class IssueLane implements AutoCloseable {
     private final String what;
     private final boolean oneThread;
     private final NativeStream stream;
-    private final AtomicReference<String> inside = new AtomicReference<>();
+    private final AtomicReference<Thread> inside = new AtomicReference<>();
+    private volatile String insideOperation;
     private volatile Thread owner;
 
     /** {@code what}: the buffer or pool, as messages name it. {@code oneThread}: the pool rule above. */
@@ -55,17 +56,20 @@ final class IssueLane implements AutoCloseable {
                         + " to be in the same order on every rank); give this thread a pool or buffer of its own");
             }
         }
-        String mine = operation + " (thread '" + me.getName() + "')";
-        String other = inside.compareAndExchange(null, mine);
+        // Nothing is allocated on the way in: the message is built only for a refusal.
+        Thread other = inside.compareAndExchange(null, me);
         if (other != null) {
-            throw new IllegalStateException(operation + " on group '" + group + "' refused: " + other
-                    + " is running on " + what + " right now; the collectives on one buffer are one sequence that every"
-                    + " rank issues in the same order, so issue them from one thread at a time, or give each thread"
-                    + " a buffer of its own");
+            String running = insideOperation;  // null for an instant after the other thread got in
+            throw new IllegalStateException(operation + " on group '" + group + "' refused: "
+                    + (running == null ? "a collective" : running) + " (thread '" + other.getName() + "') is running on " + what + " right now; the collectives on one"
+                    + " buffer are one sequence that every rank issues in the same order, so issue them from one thread"
+                    + " at a time, or give each thread a buffer of its own");
         }
+        insideOperation = operation;
         try {
             call.run();
         } finally {
+            insideOperation = null;
             inside.set(null);
         }
     }
