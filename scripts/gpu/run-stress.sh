@@ -3,7 +3,9 @@
 # StressIT runs on the host backend in CI) on world 2, backends cuda, nvshmem and nccl in turn: six
 # threads over two groups of the same ranks, two buffers each, 10,000 random collectives (one-shot,
 # two-shot, auto; fp32, bf16, fp16; 1 to 16392 elements) from seed 42, every result checked against
-# float64; then misuse that must be refused. Each rank prints collectives/s, wrong results and stalls
+# float64 (cuda: each thread allocates its own buffers by name, all at once; nccl and nvshmem: by
+# order from the main thread, their allocation being a collective of the whole communicator or
+# world); then misuse that must be refused. Each rank prints collectives/s, wrong results and stalls
 # (both must be 0) and "STRESS OK". Also the native concurrency tests (host; cuda ones skip).
 # The machine has no Java: the runtime and the app come from scripts/gpu/pack.sh as
 # .gpu/symmem-gpu.tar.xz (carry that path). Logs go to $OUT.

@@ -53,7 +53,8 @@ public final class StressMain {
         int threads = Integer.parseInt(options.getOrDefault("--threads", "6"));
         int buffers = Integer.parseInt(options.getOrDefault("--buffers", "2"));
         try (SymmemWorld world = Symmem.fromEnvironment()) {
-            StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives);
+            StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives,
+                    world.backend().equals("nvshmem"));
             StressTally tally = new StressTally();
             Map<Integer, SymmemGroup> groups = new HashMap<>();
             for (int g = 0; g < plan.groups().size(); g++) {

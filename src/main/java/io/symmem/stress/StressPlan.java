@@ -41,11 +41,15 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
     record LaneSpec(int id, int group, List<BufferSpec> buffers, List<Step> steps) {
     }
 
-    static StressPlan of(long seed, int world, int threads, int buffersPerLane, long collectives) {
+    /**
+     * {@code spanningOnly}: every group spans the world (two groups of every rank), for nvshmem, whose
+     * heap calls are collective over the whole world and must come in one order on every rank.
+     */
+    static StressPlan of(long seed, int world, int threads, int buffersPerLane, long collectives, boolean spanningOnly) {
         if (world < 2) {
             throw new IllegalArgumentException("a stress run needs at least 2 ranks, got WORLD_SIZE=" + world);
         }
-        List<GroupSpec> groups = groupsOf(world);
+        List<GroupSpec> groups = spanningOnly ? twinsOf(world) : groupsOf(world);
         SplittableRandom random = new SplittableRandom(seed);
         long stepsPerLane = (collectives + threads - 1) / threads;
         List<LaneSpec> lanes = new ArrayList<>();
@@ -69,15 +73,12 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
         return new StressPlan(seed, groups, lanes);
     }
 
-    /** Every rank; then two overlapping groups (world 2: the same two ranks again, under other names). */
+    /** Every rank; then two overlapping groups (world 2: the same two ranks again, under another name). */
     static List<GroupSpec> groupsOf(int world) {
-        int[] all = new int[world];
-        for (int r = 0; r < world; r++) {
-            all[r] = r;
-        }
         if (world == 2) {
-            return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-twin", all.clone()));
+            return twinsOf(world);
         }
+        int[] all = twinsOf(world).get(0).ranks();
         int half = world / 2;
         int[] low = new int[half];
         for (int r = 0; r < half; r++) {
@@ -88,6 +89,15 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
             high[r] = half - 1 + r;
         }
         return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-low", low), new GroupSpec("stress-high", high));
+    }
+
+    /** Two groups of every rank, under two names. */
+    static List<GroupSpec> twinsOf(int world) {
+        int[] all = new int[world];
+        for (int r = 0; r < world; r++) {
+            all[r] = r;
+        }
+        return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-twin", all.clone()));
     }
 
     long totalCollectives() {
