@@ -86,7 +86,9 @@ static int refused_main(int rank, int tell[2]) {
       CHECK_STATUS(s, SYMMEM_ERR_TIMEOUT);
       if (done) TEST_FAIL("the waiter finished before rank 1 signalled");
     }
-    CHECK_ERROR_HAS("another thread is issuing a signal, barrier or collective on this buffer");
+    // Names the call inside (or, for the instant before it names itself, "a call just starting").
+    CHECK_ERROR_HAS("symmem_wait_signal: another thread is issuing a signal, barrier or collective "
+                    "on this buffer right now (");
     CHECK(write(tell[1], "x", 1) == 1);
     waiter.join();
     CHECK(done);

@@ -98,6 +98,7 @@ struct symmem_buffer {
   // one_caller.h): its epochs, scratch and stream order are one sequence, so a second thread at
   // the same time is refused at once instead of interleaving with it.
   std::atomic<bool> call_busy{false};
+  std::atomic<const char*> call_what{nullptr};  // the call inside, for the refusal's message
 };
 
 struct symmem_backend {

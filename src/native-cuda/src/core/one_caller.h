@@ -17,14 +17,18 @@ template <class Call>
 symmem_status one_caller(symmem_buffer* buffer, const char* what, Call&& call) {
   if (BufferView::is_view(buffer)) return call();
   bool expected = false;
-  if (!buffer->call_busy.compare_exchange_strong(expected, true, std::memory_order_acq_rel))
+  if (!buffer->call_busy.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+    const char* inside = buffer->call_what.load(std::memory_order_acquire);
     return fail(SYMMEM_ERR_STATE,
                 "%s: another thread is issuing a signal, barrier or collective on this buffer "
-                "right now; the calls on one buffer form one sequence that every rank issues in "
-                "the same order, so issue them from one thread (or give each thread a buffer of "
-                "its own)",
-                what);
+                "right now (%s); the calls on one buffer form one sequence that every rank issues "
+                "in the same order, so issue them from one thread (or give each thread a buffer "
+                "of its own)",
+                what, inside != nullptr ? inside : "a call just starting");
+  }
+  buffer->call_what.store(what, std::memory_order_release);
   const symmem_status s = call();
+  buffer->call_what.store(nullptr, std::memory_order_release);
   buffer->call_busy.store(false, std::memory_order_release);
   return s;
 }
