@@ -195,6 +195,16 @@ symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms)
  * call synchronously.
  * The host-synchronous calls above (symmem_barrier, symmem_put_signal, symmem_wait_signal) work on
  * cuda buffers too: they launch on an internal stream, synchronise and report.
+ *
+ * Concurrency. Different buffers are independent: their signals and collectives may run at once
+ * from any threads and streams (each has its own signal pad, epochs and scratch; give each its own
+ * stream so that neither queues behind the other). The calls on ONE buffer (and on the views of
+ * one segment) are one sequence that every rank issues in the same order: a thread that calls one
+ * while another thread is inside one on the same buffer gets SYMMEM_ERR_STATE at once. On device
+ * buffers each launch waits for the previous launch on the same buffer when it comes on another
+ * stream (a CUDA event; nothing is added on the same stream), so work of one buffer on two streams
+ * never runs at the same time and a one-shot on one stream cannot deadlock with a two-shot on
+ * another.
  */
 
 /* Bytes per element of dtype; 0 for an unknown dtype. */
@@ -385,9 +395,9 @@ symmem_status symmem_buffer_import_pes(symmem_buffer* buffer, int rank, int worl
  *    barriers and collectives on views of one segment are therefore ONE sequence: every rank must
  *    issue them in the same order (as on one buffer), and a second thread that calls one while
  *    another is inside one on the same segment is refused (SYMMEM_ERR_STATE), never interleaved.
- *    Device buffers with live views order this work across streams themselves (each launch waits
- *    for the previous launch on the segment, through an event), so two blocks used on two streams
- *    never run their pad work at the same time.
+ *    Device buffers order this work across streams themselves (each launch waits for the
+ *    previous launch on the segment, through an event), so two blocks used on two streams never
+ *    run their pad work at the same time.
  *  - It borrows the segment: symmem_buffer_free of a segment with live views is refused. Free a
  *    view with symmem_buffer_free. A view cannot be exported, imported, or viewed again.
  *  - offset must be a multiple of SYMMEM_VIEW_ALIGNMENT (the collectives' vector width).

@@ -7,6 +7,7 @@
 
 #include "core/abort.h"
 #include "core/backend.h"
+#include "core/one_caller.h"
 #include "core/validate.h"
 
 using namespace symmem;
@@ -144,7 +145,9 @@ symmem_status symmem_put_signal_on_stream(symmem_buffer* buffer, int peer, int c
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_put_signal_on_stream"));
-    return buffer->put_signal_on_stream(peer, channel, stream, timeout_ms);
+    return one_caller(buffer, "symmem_put_signal_on_stream", [&] {
+      return buffer->put_signal_on_stream(peer, channel, stream, timeout_ms);
+    });
   });
 }
 
@@ -157,7 +160,9 @@ symmem_status symmem_wait_signal_on_stream(symmem_buffer* buffer, int peer, int 
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_wait_signal_on_stream"));
-    return buffer->wait_signal_on_stream(peer, channel, stream, timeout_ms);
+    return one_caller(buffer, "symmem_wait_signal_on_stream", [&] {
+      return buffer->wait_signal_on_stream(peer, channel, stream, timeout_ms);
+    });
   });
 }
 
@@ -168,7 +173,9 @@ symmem_status symmem_barrier_on_stream(symmem_buffer* buffer, int channel, void*
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_barrier_on_stream"));
-    return buffer->barrier_on_stream(channel, stream, timeout_ms);
+    return one_caller(buffer, "symmem_barrier_on_stream", [&] {
+      return buffer->barrier_on_stream(channel, stream, timeout_ms);
+    });
   });
 }
 
@@ -248,7 +255,9 @@ symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_
                   what, static_cast<unsigned long long>(buffer->one_shot_in_place_max_bytes()),
                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(bytes));
     SYMMEM_TRY(refuse_if_aborted("symmem_all_reduce"));
-    return buffer->all_reduce(0, chosen, d, o, count, out, stream, timeout_ms);
+    return one_caller(buffer, "symmem_all_reduce", [&] {
+      return buffer->all_reduce(0, chosen, d, o, count, out, stream, timeout_ms);
+    });
   });
 }
 
@@ -271,7 +280,9 @@ symmem_status symmem_all_gather(symmem_buffer* buffer, symmem_dtype dtype, uint6
     }
     if (count == 0) return SYMMEM_OK;
     SYMMEM_TRY(refuse_if_aborted("symmem_all_gather"));
-    return buffer->all_gather(0, d, count, out, stream, timeout_ms);
+    return one_caller(buffer, "symmem_all_gather", [&] {
+      return buffer->all_gather(0, d, count, out, stream, timeout_ms);
+    });
   });
 }
 
@@ -290,7 +301,9 @@ symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
     SYMMEM_TRY(check_out(buffer, what, out, count * dtype_bytes(d), d));
     if (count == 0) return SYMMEM_OK;
     SYMMEM_TRY(refuse_if_aborted("symmem_reduce_scatter"));
-    return buffer->reduce_scatter(0, d, o, count, out, stream, timeout_ms);
+    return one_caller(buffer, "symmem_reduce_scatter", [&] {
+      return buffer->reduce_scatter(0, d, o, count, out, stream, timeout_ms);
+    });
   });
 }
 

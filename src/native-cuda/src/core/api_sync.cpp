@@ -2,6 +2,7 @@
 
 #include "core/abort.h"
 #include "core/backend.h"
+#include "core/one_caller.h"
 #include "core/validate.h"
 
 using namespace symmem;
@@ -26,7 +27,9 @@ symmem_status symmem_put_signal(symmem_buffer* buffer, int peer, int channel, in
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_put_signal"));
-    return buffer->put_signal(peer, channel, timeout_ms);
+    return one_caller(buffer, "symmem_put_signal", [&] {
+      return buffer->put_signal(peer, channel, timeout_ms);
+    });
   });
 }
 
@@ -37,7 +40,9 @@ symmem_status symmem_wait_signal(symmem_buffer* buffer, int peer, int channel, i
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_wait_signal"));
-    return buffer->wait_signal(peer, channel, timeout_ms);
+    return one_caller(buffer, "symmem_wait_signal", [&] {
+      return buffer->wait_signal(peer, channel, timeout_ms);
+    });
   });
 }
 
@@ -47,7 +52,9 @@ symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms)
     SYMMEM_TRY(check_channel(channel));
     SYMMEM_TRY(check_timeout(timeout_ms));
     SYMMEM_TRY(refuse_if_aborted("symmem_barrier"));
-    return buffer->barrier(channel, timeout_ms);
+    return one_caller(buffer, "symmem_barrier", [&] {
+      return buffer->barrier(channel, timeout_ms);
+    });
   });
 }
 

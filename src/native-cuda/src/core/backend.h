@@ -94,6 +94,11 @@ struct symmem_buffer {
   // True while any view is live: device buffers then order their signal and collective work across
   // streams (a view's user sees independent tensors, not one shared pad).
   bool has_views() const { return live_views.load(std::memory_order_acquire) > 0; }
+  // Set while a thread issues a signal, barrier or collective on this whole buffer (core/
+  // one_caller.h): its epochs, scratch and stream order are one sequence, so a second thread at
+  // the same time is refused at once instead of interleaving with it.
+  std::atomic<bool> call_busy{false};
+  std::atomic<const char*> call_what{nullptr};  // the call inside, for the refusal's message
 };
 
 struct symmem_backend {

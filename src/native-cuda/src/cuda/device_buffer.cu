@@ -256,15 +256,11 @@ bool DeviceBuffer::stream_known(void* s) const {
 
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
-  if (!has_views()) {
-    last_order_ = Order::kNone;  // a whole buffer: its user orders its own streams, as before
-    return launch();
-  }
   auto stream = static_cast<cudaStream_t>(s);
   if (last_order_ != Order::kNone && s != last_launch_stream_) {
     if (last_order_ == Order::kRecorded) {
       SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
-                "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+                "cudaStreamWaitEvent (ordering the buffer's work across streams)");
     } else {
       // The last launch went to a stream symmem knows: mark its end only now that another stream
       // comes (launches on one stream need no event). Held so it cannot be destroyed meanwhile; a
@@ -273,9 +269,9 @@ symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
       auto last = static_cast<cudaStream_t>(last_launch_stream_);
       if (last == nullptr || last == stream_ || g_streams.count(last_launch_stream_) != 0) {
         SYMMEM_TRY(ensure_order_event());
-        SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (segment order)");
+        SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (buffer order)");
         SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
-                  "cudaStreamWaitEvent (ordering work on blocks of one segment)");
+                  "cudaStreamWaitEvent (ordering the buffer's work across streams)");
       }
     }
   }
@@ -289,7 +285,7 @@ symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   }
   // A stream symmem did not make may be destroyed without symmem knowing: record now.
   SYMMEM_TRY(ensure_order_event());
-  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (segment order)");
+  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (buffer order)");
   last_order_ = Order::kRecorded;
   return SYMMEM_OK;
 }
@@ -297,7 +293,7 @@ symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
 symmem_status DeviceBuffer::ensure_order_event() {
   if (last_launch_ == nullptr)
     SYMMEM_RT(cudaEventCreateWithFlags(&last_launch_, cudaEventDisableTiming),
-              "cudaEventCreateWithFlags (segment order)");
+              "cudaEventCreateWithFlags (buffer order)");
   return SYMMEM_OK;
 }
 

@@ -119,10 +119,11 @@ class DeviceBuffer : public symmem_buffer {
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
-  // Launches signal or collective work on stream s. While views share this buffer (pool blocks of
-  // one segment) the launch first waits for the previous one on whatever stream that was, so
-  // blocks of one segment never run their pad work concurrently: their users see independent
-  // tensors, the device sees one ordered sequence (docs/mempool.md).
+  // Launches signal or collective work on stream s, after the previous launch on this buffer on
+  // whatever stream that was: the buffer's pad work is one sequence whichever streams carry it,
+  // so a one-shot on one stream and a two-shot on another can never wait for each other across
+  // ranks, and blocks of one segment (views) never run their pad work concurrently. On the stream
+  // of the previous launch nothing is added (stream order already holds).
   template <class Launch>
   symmem_status ordered(void* s, Launch&& launch);
 

@@ -3,9 +3,11 @@ package io.symmem;
 import io.symmem.collective.DType;
 import io.symmem.memory.PoolFigures;
 import io.symmem.memory.SymmetricMemPool;
+import io.symmem.memory.SymmetricMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -29,6 +31,8 @@ public final class BufferPool implements AutoCloseable {
     private final SymmetricMemPool pool;
     private final Consumer<BufferPool> onClose;
     private final List<SymmetricBuffer> open = new ArrayList<>();
+    private final ReentrantLock allocating = new ReentrantLock();
+    private IssueLane lane;  // shared by every block: made with the first one
     private boolean closed;
 
     BufferPool(SymmemGroup group, SymmetricMemPool pool, Consumer<BufferPool> onClose) {
@@ -38,15 +42,35 @@ public final class BufferPool implements AutoCloseable {
     }
 
     /** A buffer of {@code count} elements of {@code dtype} from the pool (collective). */
-    public synchronized SymmetricBuffer allocate(DType dtype, long count) {
-        if (closed) {
-            throw new IllegalStateException("the pool of group '" + group.name() + "' is closed");
-        }
+    public SymmetricBuffer allocate(DType dtype, long count) {
         Objects.requireNonNull(dtype, "dtype must not be null");
         long bytes = SymmetricBuffer.bytesOf(group.name(), dtype, count);
-        SymmetricBuffer buffer = new SymmetricBuffer(group, pool.allocate(bytes), dtype, count, this::forget);
-        open.add(buffer);
-        return buffer;
+        // Blocks pair up across ranks by the order of their allocation: a second thread allocating at
+        // the same time would make that order the scheduler's.
+        if (!allocating.tryLock()) {
+            throw new IllegalStateException("allocate from the pool of group '" + group.name() + "' on thread '"
+                    + Thread.currentThread().getName() + "' refused: another thread of this rank is allocating from"
+                    + " it right now, and blocks pair up across ranks by the order of their allocation; allocate from"
+                    + " one thread, or give each thread a pool of its own");
+        }
+        try {
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the pool of group '" + group.name() + "' is closed");
+                }
+            }
+            SymmetricMemory block = pool.allocate(bytes);
+            synchronized (this) {
+                if (lane == null) {
+                    lane = new IssueLane("the blocks of a pool of group '" + group.name() + "'", block, true);
+                }
+                SymmetricBuffer buffer = new SymmetricBuffer(group, block, dtype, count, this::forget, lane, false);
+                open.add(buffer);
+                return buffer;
+            }
+        } finally {
+            allocating.unlock();
+        }
     }
 
     /** What the pool holds and hands out now: reserved, allocated, free, segments, fragmentation. */
@@ -77,6 +101,9 @@ public final class BufferPool implements AutoCloseable {
         try {
             for (int i = left.size() - 1; i >= 0; i--) {
                 left.get(i).close();
+            }
+            if (lane != null) {
+                lane.close();
             }
             pool.close();
         } finally {

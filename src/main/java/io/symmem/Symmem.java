@@ -40,6 +40,7 @@ public final class Symmem {
      * @throws io.symmem.config.InvalidConfigurationException naming each bad variable
      */
     public static SymmemWorld fromEnvironment() {
+        PlainJavaLogging.choose();
         return SymmemWorld.join(SymmemConfigLoader.fromProcess());
     }
 
@@ -151,6 +152,7 @@ public final class Symmem {
          * @throws io.symmem.config.InvalidConfigurationException naming each bad setting by its variable
          */
         public SymmemWorld join() {
+            PlainJavaLogging.choose();
             return SymmemWorld.join(config());
         }
 

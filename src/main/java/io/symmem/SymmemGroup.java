@@ -19,8 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Some ranks of a world that allocate symmetric buffers together and run collectives on them. Every
@@ -48,6 +51,8 @@ public final class SymmemGroup implements AutoCloseable {
     private final int[] worldRanks;
     private final StoreExchange exchange;
     private final List<AutoCloseable> open = new ArrayList<>();
+    private final ReentrantLock allocating = new ReentrantLock();
+    private final Map<String, StoreExchange> namedExchanges = new HashMap<>();
     private boolean closed;
 
     SymmemGroup(SymmemWorld world, WorldMember member, String name, int[] worldRanks) {
@@ -96,12 +101,59 @@ public final class SymmemGroup implements AutoCloseable {
      * the same size: otherwise each fails naming every rank's size. On the nvshmem backend every rank
      * of the world allocates at this point, each for its own group (NVSHMEM's heap is the world's).
      */
-    public synchronized SymmetricBuffer allocate(DType dtype, long count) {
+    public SymmetricBuffer allocate(DType dtype, long count) {
         checkOpen();
         Objects.requireNonNull(dtype, "dtype must not be null");
         long bytes = SymmetricBuffer.bytesOf(name, dtype, count);
-        SymmetricMemory memory = member.allocator().allocate(exchange, bytes, config().timeout().rendezvous());
-        return track(new SymmetricBuffer(this, memory, dtype, count, this::forget));
+        // Paired across ranks by order: a second thread allocating at the same time would make the
+        // order depend on the scheduler, and buffers of different threads would pair up silently.
+        if (!allocating.tryLock()) {
+            throw new IllegalStateException("allocate on group '" + name + "' from thread '"
+                    + Thread.currentThread().getName() + "' refused: another thread of this rank is allocating in the"
+                    + " group right now, and unnamed buffers pair up across ranks by the order of their allocation;"
+                    + " allocate them from one thread, or name each one: allocate(name, dtype, count)");
+        }
+        try {
+            SymmetricMemory memory = member.allocator().allocate(exchange, bytes, config().timeout().rendezvous());
+            return tracked(new SymmetricBuffer(this, memory, dtype, count, this::forget));
+        } finally {
+            allocating.unlock();
+        }
+    }
+
+    /**
+     * A symmetric buffer paired across ranks by {@code bufferName} instead of by order, so that
+     * threads may allocate their buffers at the same time in any order (each rank names its buffers
+     * alike; a name is used again only after the buffer of that name is closed on every rank). cuda and
+     * host backends: on nccl and nvshmem an allocation is a collective of the whole communicator or
+     * world, paired by order, so allocate there from one thread.
+     */
+    public SymmetricBuffer allocate(String bufferName, DType dtype, long count) {
+        checkOpen();
+        Objects.requireNonNull(bufferName, "bufferName must not be null");
+        Objects.requireNonNull(dtype, "dtype must not be null");
+        if (bufferName.isEmpty() || bufferName.contains("/")) {
+            throw new IllegalArgumentException("buffer name '" + bufferName + "' in group '" + name
+                    + "': a name must be non-empty and without '/'");
+        }
+        String backend = member.allocator().backend().name();
+        if (member.allocator().backend().isNccl() || member.allocator().backend().isNvshmem()) {
+            throw new UnsupportedOperationException("allocate(\"" + bufferName + "\", ...) on group '" + name
+                    + "': named buffers are for the host and cuda backends; on " + backend
+                    + " every allocation is a collective of the whole communicator or world, paired by order:"
+                    + " allocate from one thread with allocate(dtype, count)");
+        }
+        long bytes = SymmetricBuffer.bytesOf(name, dtype, count);
+        StoreExchange named;
+        synchronized (this) {
+            named = namedExchanges.computeIfAbsent(bufferName,
+                    // ':' appears in no group name, so these exchanges never meet a group's.
+                    n -> member.exchange(name + ":buffer:" + n, rank(), size()));
+        }
+        synchronized (named) {
+            SymmetricMemory memory = member.allocator().allocate(named, bytes, config().timeout().rendezvous());
+            return tracked(new SymmetricBuffer(this, memory, dtype, count, this::forget));
+        }
     }
 
     /**
@@ -131,8 +183,12 @@ public final class SymmemGroup implements AutoCloseable {
         SymmetricMemory memory = mine(buffer, "allReduce");
         Objects.requireNonNull(op, "op must not be null");
         Objects.requireNonNull(algorithm, "algorithm must not be null");
-        AllReduce.run(memory, algorithm, buffer.dtype(), op, buffer.count(), null, null, config().timeout().collective());
-        memory.synchronize(null);
+        IssueLane lane = buffer.lane();
+        lane.issue(name, "allReduce", () -> {
+            AllReduce.run(memory, algorithm, buffer.dtype(), op, buffer.count(), null, lane.stream(),
+                    config().timeout().collective());
+            memory.synchronize(lane.stream());
+        });
     }
 
     /** {@link #allReduce(SymmetricBuffer, ReduceOp, Algorithm)} with {@link Algorithm#AUTO}. */
@@ -146,8 +202,12 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public void allGather(SymmetricBuffer buffer) {
         SymmetricMemory memory = mine(buffer, "allGather");
-        AllGather.run(memory, buffer.dtype(), blockCount(buffer, "allGather"), null, null, config().timeout().collective());
-        memory.synchronize(null);
+        long blocks = blockCount(buffer, "allGather");
+        IssueLane lane = buffer.lane();
+        lane.issue(name, "allGather", () -> {
+            AllGather.run(memory, buffer.dtype(), blocks, null, lane.stream(), config().timeout().collective());
+            memory.synchronize(lane.stream());
+        });
     }
 
     /**
@@ -157,9 +217,12 @@ public final class SymmemGroup implements AutoCloseable {
     public void reduceScatter(SymmetricBuffer buffer, ReduceOp op) {
         SymmetricMemory memory = mine(buffer, "reduceScatter");
         Objects.requireNonNull(op, "op must not be null");
-        ReduceScatter.run(memory, buffer.dtype(), op, blockCount(buffer, "reduceScatter"), null, null,
-                config().timeout().collective());
-        memory.synchronize(null);
+        long blocks = blockCount(buffer, "reduceScatter");
+        IssueLane lane = buffer.lane();
+        lane.issue(name, "reduceScatter", () -> {
+            ReduceScatter.run(memory, buffer.dtype(), op, blocks, null, lane.stream(), config().timeout().collective());
+            memory.synchronize(lane.stream());
+        });
     }
 
     /** Returns once every rank of the group has called it; past {@code timeout}, fails naming who has not. */
@@ -197,6 +260,10 @@ public final class SymmemGroup implements AutoCloseable {
                     + " elements do not split into " + size() + " equal blocks, one per rank");
         }
         return buffer.count() / size();
+    }
+
+    private synchronized <T extends AutoCloseable> T tracked(T resource) {
+        return track(resource);
     }
 
     private <T extends AutoCloseable> T track(T resource) {

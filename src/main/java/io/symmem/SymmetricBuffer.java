@@ -30,14 +30,32 @@ public final class SymmetricBuffer implements AutoCloseable {
     private final DType dtype;
     private final long count;
     private final Consumer<SymmetricBuffer> onClose;
+    private final IssueLane lane;
+    private final boolean ownsLane;
     private volatile boolean closed;
 
+    /** A buffer of its own: its collectives go on a lane (stream) of its own. */
     SymmetricBuffer(SymmemGroup group, SymmetricMemory memory, DType dtype, long count, Consumer<SymmetricBuffer> onClose) {
+        this(group, memory, dtype, count, onClose,
+                new IssueLane("the " + dtype.shortName() + " buffer of " + count + " elements", memory, false), true);
+    }
+
+    /** A block of a pool: its collectives go on the pool's lane. */
+    SymmetricBuffer(SymmemGroup group, SymmetricMemory memory, DType dtype, long count, Consumer<SymmetricBuffer> onClose,
+            IssueLane lane, boolean ownsLane) {
         this.group = group;
         this.memory = memory;
         this.dtype = dtype;
         this.count = count;
         this.onClose = onClose;
+        this.lane = lane;
+        this.ownsLane = ownsLane;
+    }
+
+    /** Where this buffer's collectives are issued. */
+    IssueLane lane() {
+        checkOpen();
+        return lane;
     }
 
     /** Bytes of {@code count} elements of {@code dtype}, refusing a count that is not positive or too large. */
@@ -179,9 +197,15 @@ public final class SymmetricBuffer implements AutoCloseable {
         }
         closed = true;
         try {
-            memory.close();
+            if (ownsLane) {
+                lane.close();  // waits for the stream first: nothing runs on memory about to go
+            }
         } finally {
-            onClose.accept(this);
+            try {
+                memory.close();
+            } finally {
+                onClose.accept(this);
+            }
         }
     }
 }

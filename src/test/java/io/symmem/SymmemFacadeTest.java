@@ -152,4 +152,150 @@ class SymmemFacadeTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("SYMMEM_TIMEOUT_STORE");
         assertThat(Symmem.builder().rank(1).worldSize(2).store("127.0.0.1", 1234).config().masterPort()).isEqualTo(1234);
     }
+
+    /** Rank r's input for element i of thread t's round k: small integers, exact in float32 sums. */
+    private static float input(int rank, int thread, int round, int i) {
+        return (i * 31 + rank * 7 + thread * 1000 + round * 3) % 977 - 488;
+    }
+
+    /** 300 in-place all-reduces of 4,099 elements, one-shot and two-shot alternating; null if all are right. */
+    private static String allReduces(SymmemGroup group, SymmetricBuffer b, int rank, int thread) {
+        float[] values = new float[4099];
+        for (int round = 0; round < 300; round++) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] = input(rank, thread, round, i);
+            }
+            b.write(values);
+            group.allReduce(b, ReduceOp.SUM, round % 2 == 0 ? Algorithm.ONE_SHOT : Algorithm.TWO_SHOT);
+            b.read(values);
+            for (int i = 0; i < values.length; i++) {
+                float expected = input(0, thread, round, i) + input(1, thread, round, i);
+                if (values[i] != expected) {
+                    return "thread " + thread + " round " + round + " [" + i + "]: " + values[i] + ", expected " + expected;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Runs body(t) on two threads, started in the opposite order on rank 1; the failures, joined. */
+    private static String onTwoThreads(int rank, java.util.function.IntFunction<String> body) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<String>> done = new ArrayList<>();
+            for (int k = 0; k < 2; k++) {
+                int t = rank == 0 ? k : 1 - k;
+                done.add(pool.submit(() -> body.apply(t)));
+            }
+            StringBuilder wrong = new StringBuilder();
+            for (Future<String> f : done) {
+                String w = f.get(120, TimeUnit.SECONDS);
+                if (w != null) {
+                    wrong.append(w).append("; ");
+                }
+            }
+            return wrong.toString();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void twoGroupsOfTheSameRanksRunAtOnceFromTwoThreads() throws Exception {
+        List<String> wrong = twoRanks(world -> {
+            SymmemGroup[] groups = {world.group("left", 0, 1), world.group("right", 0, 1)};
+            SymmetricBuffer[] buffers = {groups[0].allocate(DType.FLOAT32, 4099), groups[1].allocate(DType.FLOAT32, 4099)};
+            return onTwoThreads(world.rank(), t -> allReduces(groups[t], buffers[t], world.rank(), t));
+        });
+        assertThat(wrong).containsExactly("", "");
+    }
+
+    @Test
+    void threadsAllocatingNamedBuffersAtOnceEachGetTheirOwn() throws Exception {
+        // Rank 0 starts thread 0's allocation first, rank 1 thread 1's: buffers paired by order would
+        // then cross (each thread's all-reduces would add the other thread's data: they did, before
+        // named allocation); paired by name they cannot. The second thread waits only until the first
+        // has started allocating on its own rank (waiting for the end would deadlock: each allocation
+        // is collective).
+        List<String> wrong = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+            int first = world.rank();
+            return onTwoThreads(world.rank(), t -> {
+                try {
+                    if (t != first && !firstStarted.await(60, TimeUnit.SECONDS)) {
+                        return "thread " + t + ": the first thread never started";
+                    }
+                } catch (InterruptedException e) {
+                    return "interrupted";
+                }
+                if (t == first) {
+                    firstStarted.countDown();
+                }
+                try (SymmetricBuffer b = group.allocate("thread-" + t, DType.FLOAT32, 4099)) {
+                    return allReduces(group, b, world.rank(), t);
+                }
+            });
+        });
+        assertThat(wrong).containsExactly("", "");
+    }
+
+    @Test
+    void theBlocksOfOnePoolBelongToTheFirstThreadThatRunsACollective() throws Exception {
+        List<String> refusals = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            try (BufferPool pool = group.pool(); SymmetricBuffer a = pool.allocate(DType.FLOAT32, 64);
+                    SymmetricBuffer b = pool.allocate(DType.FLOAT32, 64)) {
+                group.allReduce(a, ReduceOp.SUM);
+                ExecutorService other = Executors.newSingleThreadExecutor(r -> new Thread(r, "other-thread"));
+                try {
+                    return other.submit(() -> {
+                        try {
+                            group.allReduce(b, ReduceOp.SUM);
+                            return "not refused";
+                        } catch (IllegalStateException e) {
+                            return e.getMessage();
+                        }
+                    }).get(60, TimeUnit.SECONDS);
+                } finally {
+                    other.shutdownNow();
+                }
+            }
+        });
+        assertThat(refusals).allSatisfy(m -> assertThat(m).contains("allReduce on group 'world' from thread 'other-thread'")
+                .contains("belong to thread").contains("blocks of one pool share a signal pad"));
+    }
+
+    @Test
+    void aSecondThreadOnOneBufferIsRefusedAtOnceNamingBothOperations() throws Exception {
+        // Rank 1 joins rank 0's all-reduce only after rank 0's second thread was refused, so the
+        // first is still inside its call when the second comes, whatever the timing.
+        List<String> seen = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 16)) {
+                b.write(new float[] {world.rank() + 1});
+                if (world.rank() == 1) {
+                    group.store().get("refused", Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(65));
+                    group.allReduce(b, ReduceOp.SUM);
+                    return "joined";
+                }
+                List<String> refused = java.util.Collections.synchronizedList(new ArrayList<>());
+                onTwoThreads(0, t -> {
+                    try {
+                        group.allReduce(b, ReduceOp.SUM);
+                    } catch (IllegalStateException e) {
+                        refused.add(e.getMessage());
+                        group.store().set("refused", new byte[] {1}).await().atMost(Duration.ofSeconds(10));
+                    }
+                    return null;
+                });
+                float[] sum = new float[1];
+                b.read(sum);
+                return refused + " sum " + sum[0];
+            }
+        });
+        assertThat(seen.get(1)).isEqualTo("joined");
+        assertThat(seen.get(0)).contains("allReduce on group 'world' refused: allReduce (thread '")
+                .contains("is running on the fp32 buffer of 16 elements right now").endsWith(" sum 3.0");
+    }
 }

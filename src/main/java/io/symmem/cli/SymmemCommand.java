@@ -9,6 +9,6 @@ import picocli.CommandLine.Command;
         description = "Symmetric memory for the JVM: rendezvous store, symmetric buffers, collectives.",
         subcommands = {LaunchCommand.class, ServeCommand.class, DemoCommand.class, ConfigCommand.class,
                 BenchCommand.class, StoreCommand.class, StoreCheckCommand.class, ChaosCommand.class, NcclCheckCommand.class,
-                ChaosRankCommand.class})
+                ChaosRankCommand.class, StressCommand.class})
 public class SymmemCommand {
 }

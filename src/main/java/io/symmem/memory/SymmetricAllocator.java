@@ -121,13 +121,8 @@ public final class SymmetricAllocator {
      */
     private SymmetricMemory allocateOnNvshmemHeap(StoreExchange group, long sizeBytes, Duration timeout) {
         String name = group.groupName();
-        NativeBuffer buffer;
-        // Agreement and nvshmem_malloc as one step: two threads of a rank allocating at once must not
-        // make their heap calls in another order than the one they agreed on.
-        synchronized (nvshmem) {
-            nvshmem.agreeAllocation(name, sizeBytes, timeout);
-            buffer = backend.allocate(sizeBytes);
-        }
+        // Agreed with every rank, one heap call at a time in this rank, within the deadline.
+        NativeBuffer buffer = nvshmem.allocate(name, sizeBytes, timeout, () -> backend.allocate(sizeBytes));
         Runnable release = () -> releaseOnNvshmemHeap(buffer, name, sizeBytes, timeout);
         try {
             int myPe = NativeNvshmem.pe()[0];
@@ -162,10 +157,7 @@ public final class SymmetricAllocator {
             buffer.close();  // native code releases only its bookkeeping: the dead PE would never free
             return;
         }
-        synchronized (nvshmem) {
-            nvshmem.agreeFree(group, sizeBytes, timeout);
-            buffer.close();
-        }
+        nvshmem.free(group, sizeBytes, timeout, buffer::close);
     }
 
     private static List<PeerDescriptor> gather(StoreExchange group, PeerDescriptor mine, Duration timeout) {

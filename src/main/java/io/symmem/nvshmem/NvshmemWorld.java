@@ -12,7 +12,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -46,6 +48,8 @@ public final class NvshmemWorld {
     private final String sharedGpus;
     private long heapCalls;
     private boolean finalized;
+    /** A heap call that passed its deadline inside NVSHMEM: no later one can pair up with the peers'. */
+    private String stuckHeapCall;
 
     private NvshmemWorld(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device,
             NvshmemCalls calls, String sharedGpus) {
@@ -121,6 +125,46 @@ public final class NvshmemWorld {
      */
     public synchronized void agreeAllocation(String group, long sizeBytes, Duration timeout) {
         agreeHeapCall("allocate", group, sizeBytes, timeout);
+    }
+
+    /**
+     * nvshmem_malloc for {@code group}: agreed with every rank first ({@link #agreeAllocation}), then
+     * made by {@code malloc} within {@code timeout}. One heap call at a time in this rank (agreement
+     * and call as one step, so two threads cannot make their calls in another order than the agreed
+     * one). nvshmem_malloc waits inside for every PE and for the device, with no deadline of its own:
+     * past {@code timeout} it is named and the heap is closed to this rank (NVSHMEM cannot take a call
+     * back), so later heap calls are refused at once instead of waiting behind it.
+     */
+    public synchronized <T> T allocate(String group, long sizeBytes, Duration timeout, Supplier<T> malloc) {
+        refuseAfterStuckHeapCall("nvshmem_malloc of " + sizeBytes + " bytes for group '" + group + "'");
+        agreeAllocation(group, sizeBytes, timeout);
+        AtomicReference<T> made = new AtomicReference<>();
+        heapCall("nvshmem_malloc of " + sizeBytes + " bytes for group '" + group + "' (PE " + rank + ")",
+                () -> made.set(malloc.get()), timeout);
+        return made.get();
+    }
+
+    /** nvshmem_free for {@code group}, agreed and bounded like {@link #allocate}. */
+    public synchronized void free(String group, long sizeBytes, Duration timeout, Runnable free) {
+        refuseAfterStuckHeapCall("nvshmem_free of " + sizeBytes + " bytes for group '" + group + "'");
+        agreeFree(group, sizeBytes, timeout);
+        heapCall("nvshmem_free of " + sizeBytes + " bytes for group '" + group + "' (PE " + rank + ")", free, timeout);
+    }
+
+    private void refuseAfterStuckHeapCall(String what) {
+        if (stuckHeapCall != null) {
+            throw new IllegalStateException(what + " refused: " + stuckHeapCall + " never returned, so the NVSHMEM heap is"
+                    + " closed to this rank (its calls are collective over every PE, one at a time); restart the ranks");
+        }
+    }
+
+    private void heapCall(String what, Runnable call, Duration timeout) {
+        try {
+            awaitNvshmem(what, call, timeout, "every rank agreed on it through the store");
+        } catch (NvshmemStuckException e) {
+            stuckHeapCall = what;
+            throw e;
+        }
     }
 
     /** Agrees on an nvshmem_free, like {@link #agreeAllocation}. */
@@ -266,11 +310,11 @@ public final class NvshmemWorld {
                 return;
             } catch (TimeoutException e) {
                 if (calls.aborted()) {
-                    throw new IllegalStateException(what + " was abandoned: a peer is gone and NVSHMEM would wait for "
+                    throw new NvshmemStuckException(what + " was abandoned: a peer is gone and NVSHMEM would wait for "
                             + "it for ever");
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(what + " did not finish within " + timeout.toMillis() + " ms although "
+                    throw new NvshmemStuckException(what + " did not finish within " + timeout.toMillis() + " ms although "
                             + afterBarrier);
                 }
             } catch (ExecutionException e) {

@@ -53,6 +53,40 @@ class LibraryExampleIT {
     }
 
     @Test
+    void aPlainProgramPrintsNoLogManagerComplaintAndStillShowsItsLogs() throws Exception {
+        // The JDK's System.getLogger goes to the JBoss LogManager's finder, which complains on stderr
+        // when java.util.logging runs on another manager (as the nvshmem backend's logging made it).
+        String source = """
+                import io.symmem.*;
+
+                public class LogsAfterJoining {
+                    public static void main(String[] args) {
+                        try (SymmemWorld world = Symmem.fromEnvironment()) {
+                            org.jboss.logging.Logger.getLogger("example").info("jboss logging after joining");
+                            org.jboss.logging.Logger.getLogger("example").debug("jboss debug stays hidden");
+                            System.getLogger("example").log(System.Logger.Level.WARNING, "system logger after joining");
+                            System.out.println("JOINED " + world.rank());
+                        }
+                    }
+                }
+                """;
+        Path dir = compile(source);
+        String classPath = dir + File.pathSeparator + libraryClassPath();
+        int store = Ports.free();
+        Map<String, String> env = new java.util.HashMap<>(env(0, store, Map.of()));
+        env.put("WORLD_SIZE", "1");
+        try (RankProcess p = RankProcess.startClass("logs", env, classPath, "LogsAfterJoining")) {
+            int code = p.exitCode(120);
+            String all = p.output() + p.errors();
+            assertThat(code).as(all).isZero();
+            assertThat(p.output()).as(all).contains("JOINED 0");
+            assertThat(all).as(all).doesNotContain("LogManager accessed").doesNotContain("ERROR")
+                    .contains("jboss logging after joining").contains("system logger after joining")
+                    .doesNotContain("jboss debug stays hidden");
+        }
+    }
+
+    @Test
     void aPeerKilledDuringABarrierFailsItAtOnceNamingThePeer() throws Exception {
         // Deadlines of minutes: only liveness can end the barrier within the bound below.
         String source = """
@@ -118,7 +152,7 @@ class LibraryExampleIT {
     }
 
     /** The packaged jar and its compile and runtime dependencies, as failsafe was told them (pom.xml). */
-    private static String libraryClassPath() {
+    static String libraryClassPath() {
         Path jar = Path.of(System.getProperty("symmem.library.jar", "target/symmem-0.1.0-SNAPSHOT.jar"));
         assertThat(jar).as("the packaged library jar (run mvn verify)").exists();
         String listed = System.getProperty("symmem.library.classpath", "");

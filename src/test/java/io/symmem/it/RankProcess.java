@@ -52,9 +52,11 @@ final class RankProcess implements AutoCloseable {
     }
 
     /** A JVM running {@code mainClass} from {@code classPath} (a program of a library user), stderr apart. */
-    static RankProcess startClass(String name, Map<String, String> env, String classPath, String mainClass)
-            throws IOException {
-        return startJava(name, env, true, List.of("-cp", classPath, mainClass));
+    static RankProcess startClass(String name, Map<String, String> env, String classPath, String mainClass,
+            String... args) throws IOException {
+        List<String> javaArgs = new ArrayList<>(List.of("-cp", classPath, mainClass));
+        javaArgs.addAll(List.of(args));
+        return startJava(name, env, true, javaArgs);
     }
 
     private static RankProcess startJava(String name, Map<String, String> env, boolean separateStderr,

@@ -234,6 +234,63 @@ class NvshmemWorldTest {
     }
 
     @Test
+    void aHeapCallStuckInsideNvshmemEndsAtItsDeadlineAndClosesTheHeapToTheRank() throws Exception {
+        // Every rank agrees; then rank 3's nvshmem_malloc never returns (as when a peer never enters
+        // it, or device work never ends): without a deadline of its own it would hold rank 3 for ever.
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        CountDownLatch never = new CountDownLatch(1);
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                w.allocate("world", 4096, Duration.ofMillis(1500), () -> {
+                    if (rank == 3) {
+                        try {
+                            never.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return "buffer";
+                });
+                return w;
+            }
+        }));
+        try {
+            for (int r = 0; r < 3; r++) {
+                assertThat(errors.get(r)).as("rank " + r).isNull();
+            }
+            assertThat(errors.get(3)).isInstanceOf(NvshmemStuckException.class)
+                    .hasMessageContaining("nvshmem_malloc of 4096 bytes for group 'world' (PE 3)")
+                    .hasMessageContaining("did not finish within 1500 ms although every rank agreed on it through the store");
+        } finally {
+            never.countDown();
+        }
+    }
+
+    @Test
+    void afterAStuckHeapCallTheNextIsRefusedAtOnceNamingIt() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(1);
+        CountDownLatch never = new CountDownLatch(1);
+        try (TcpStoreClient store = ranks.client()) {
+            NvshmemWorld w = NvshmemWorld.join(name -> new StoreExchange(store, name, 0, 1), 0, 1, 0, nv.forRank(0), TIMEOUT);
+            assertThatThrownBy(() -> w.free("g", 1024, Duration.ofMillis(300), () -> {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            })).isInstanceOf(NvshmemStuckException.class).hasMessageContaining("nvshmem_free of 1024 bytes for group 'g'");
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> w.allocate("g", 2048, TIMEOUT, () -> "never made"))
+                    .hasMessageContaining("nvshmem_malloc of 2048 bytes for group 'g' refused")
+                    .hasMessageContaining("nvshmem_free of 1024 bytes for group 'g' (PE 0) never returned");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(TIMEOUT.toMillis() / 2);
+        } finally {
+            never.countDown();
+        }
+    }
+
+    @Test
     void subgroupAllocationsThenAWorldOneNeverHang() throws Exception {
         FakeNvshmem nv = new FakeNvshmem(WORLD);
         List<NvshmemWorld> worlds = all(ranks.run(WORLD, rank -> () -> {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Concurrency on GPUs, in one go, under 8 minutes: the stress driver (io.symmem.stress, the same one
+# StressIT runs on the host backend in CI) on world 2, backends cuda, nvshmem and nccl in turn: six
+# threads over two groups of the same ranks, two buffers each, 10,000 random collectives (one-shot,
+# two-shot, auto; fp32, bf16, fp16; 1 to 16392 elements) from seed 42, every result checked against
+# float64 (cuda: each thread allocates its own buffers by name, all at once; nccl and nvshmem: by
+# order from the main thread, their allocation being a collective of the whole communicator or
+# world); then misuse that must be refused. Each rank prints collectives/s, wrong results and stalls
+# (both must be 0) and "STRESS OK". Also the native concurrency tests (host; cuda ones skip).
+# The machine has no Java: the runtime and the app come from scripts/gpu/pack.sh as
+# .gpu/symmem-gpu.tar.xz (carry that path). Logs go to $OUT.
+#   bash scripts/gpu/run-stress.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 SYMMEM_DISABLE_MULTICAST=1
+export PATH=/usr/local/cuda/bin:$PATH
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+. scripts/gpu/lib.sh
+symmem_runtime
+B=${BUILD_DIR:-/tmp/symmem-stress-build}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+WORLD=${WORLD:-2}
+SEED=${SEED:-42}
+COLLECTIVES=${COLLECTIVES:-10000}
+if (( NGPU < WORLD )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
+# A stall must show as a failed collective, not as the step's own timeout.
+export SYMMEM_TIMEOUT_COLLECTIVE=${SYMMEM_TIMEOUT_COLLECTIVE:-20s}
+
+{
+  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  world: $WORLD  seed: $SEED  collectives: $COLLECTIVES"
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
+  "$JAVA" -version 2>&1 | head -1; nvcc --version 2>&1 | tail -1; nproc
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build "$B" -j16 ) > "$OUT/native.log" 2>&1 &
+BUILD_PID=$!
+
+for backend in cuda nvshmem nccl; do
+  SYMMEM_BACKEND=$backend step "stress, $backend, world $WORLD, $COLLECTIVES collectives" 150 "stress-$backend.txt" \
+    "${SYMMEM[@]}" launch -n "$WORLD" stress --seed "$SEED" --collectives "$COLLECTIVES" --threads 6 --buffers 2
+  grep -E "stress rank|STRESS|LogManager" "$OUT/stress-$backend.txt" | head -20
+done
+
+wait "$BUILD_PID"; rc=$?
+note "native build (cmake, -j16) in $(elapsed) s" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native.log)")"
+if [[ $rc == 0 ]]; then
+  step "ctest test_host_concurrent, test_cuda_streams, test_cuda_collectives, test_cuda_view" 200 native.log \
+    bash -c "cd $B && ctest --output-on-failure --timeout 180 -R 'test_host_concurrent|test_cuda_streams|test_cuda_collectives|test_cuda_view'"
+fi
+
+echo "=== steps ($(elapsed) s)"
+printf '%s\n' "${SUMMARY[@]}"
+for backend in cuda nvshmem nccl; do
+  grep -h "collectives in" "$OUT/stress-$backend.txt" 2>/dev/null
+done

@@ -1,0 +1,119 @@
+package io.symmem.stress;
+
+import io.symmem.collective.Algorithm;
+import io.symmem.collective.DType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * What every rank of a stress run does, derived from the seed alone, so that every rank computes
+ * the same plan and a failing run is repeated exactly with its seed. Groups overlap (world 4: every
+ * rank, ranks {0, 1} and ranks {1, 2, 3}; world 2: two groups of the same two ranks); each lane is
+ * one thread driving buffers of one group; its steps pick the collective, the algorithm and the
+ * buffer at random.
+ */
+record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
+    /** Counts per buffer: odd sizes, sizes every group size divides, and a few that cross vector widths. */
+    private static final long[] COUNTS = {1, 3, 12, 60, 1000, 4099, 4104, 16392};
+    private static final DType[] DTYPES = {DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16};
+    private static final Algorithm[] ALGORITHMS = {Algorithm.ONE_SHOT, Algorithm.TWO_SHOT, Algorithm.AUTO};
+
+    record GroupSpec(String name, int[] ranks) {
+        boolean has(int worldRank) {
+            for (int r : ranks) {
+                if (r == worldRank) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    record BufferSpec(DType dtype, long count) {
+    }
+
+    enum Kind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER }
+
+    record Step(Kind kind, int buffer, Algorithm algorithm) {
+    }
+
+    record LaneSpec(int id, int group, List<BufferSpec> buffers, List<Step> steps) {
+    }
+
+    /**
+     * {@code spanningOnly}: every group spans the world (two groups of every rank), for nvshmem, whose
+     * heap calls are collective over the whole world and must come in one order on every rank.
+     */
+    static StressPlan of(long seed, int world, int threads, int buffersPerLane, long collectives, boolean spanningOnly) {
+        if (world < 2) {
+            throw new IllegalArgumentException("a stress run needs at least 2 ranks, got WORLD_SIZE=" + world);
+        }
+        List<GroupSpec> groups = spanningOnly ? twinsOf(world) : groupsOf(world);
+        SplittableRandom random = new SplittableRandom(seed);
+        long stepsPerLane = (collectives + threads - 1) / threads;
+        List<LaneSpec> lanes = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int g = t % groups.size();
+            int size = groups.get(g).ranks().length;
+            List<BufferSpec> buffers = new ArrayList<>();
+            for (int b = 0; b < buffersPerLane; b++) {
+                buffers.add(new BufferSpec(DTYPES[random.nextInt(DTYPES.length)], COUNTS[random.nextInt(COUNTS.length)]));
+            }
+            List<Step> steps = new ArrayList<>();
+            for (long s = 0; s < stepsPerLane; s++) {
+                int b = random.nextInt(buffersPerLane);
+                int pick = random.nextInt(10);
+                Kind kind = pick < 6 || buffers.get(b).count() % size != 0 ? Kind.ALL_REDUCE
+                        : pick < 8 ? Kind.ALL_GATHER : Kind.REDUCE_SCATTER;
+                steps.add(new Step(kind, b, ALGORITHMS[random.nextInt(ALGORITHMS.length)]));
+            }
+            lanes.add(new LaneSpec(t, g, buffers, steps));
+        }
+        return new StressPlan(seed, groups, lanes);
+    }
+
+    /** Every rank; then two overlapping groups (world 2: the same two ranks again, under another name). */
+    static List<GroupSpec> groupsOf(int world) {
+        if (world == 2) {
+            return twinsOf(world);
+        }
+        int[] all = twinsOf(world).get(0).ranks();
+        int half = world / 2;
+        int[] low = new int[half];
+        for (int r = 0; r < half; r++) {
+            low[r] = r;
+        }
+        int[] high = new int[world - half + 1];
+        for (int r = 0; r < high.length; r++) {
+            high[r] = half - 1 + r;
+        }
+        return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-low", low), new GroupSpec("stress-high", high));
+    }
+
+    /** Two groups of every rank, under two names. */
+    static List<GroupSpec> twinsOf(int world) {
+        int[] all = new int[world];
+        for (int r = 0; r < world; r++) {
+            all[r] = r;
+        }
+        return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-twin", all.clone()));
+    }
+
+    long totalCollectives() {
+        return lanes.stream().mapToLong(l -> l.steps().size()).sum();
+    }
+
+    /**
+     * Rank {@code rank}'s input element {@code i} for step {@code step} of lane {@code lane}: a multiple
+     * of 1/8 in [-8, 8], which float32, bf16 and fp16 all hold exactly, so sums over a few ranks stay
+     * exact and a mixed-up input shows as a wrong value.
+     */
+    static float input(long seed, int lane, int step, int rank, long i) {
+        long h = seed * 0x9E3779B97F4A7C15L + lane * 0xBF58476D1CE4E5B9L + step * 0x94D049BB133111EBL + rank * 1_000_003L + i;
+        h ^= h >>> 31;
+        h *= 0x7FB5D329728EA185L;
+        h ^= h >>> 27;
+        return (Math.floorMod(h, 129) - 64) / 8.0f;
+    }
+}

@@ -1,0 +1,97 @@
+// Streams on the cuda backend, world 2 (one GPU is enough with SYMMEM_ALLOW_OVERLAPPING_DEVICES=1).
+// One buffer, several streams: a one-shot on stream A, another on stream B and a two-shot on A
+// again, enqueued back to back with no host synchronisation. Each launch waits for the previous
+// launch on the buffer, so the kernels never share the signal pad at once (run concurrently, a
+// one-shot and a two-shot on one pad wait for each other across ranks: PyTorch's issue 189228) and
+// the two-shot, which uses the buffer as scratch, comes after both one-shots have read the input.
+// Two buffers, each on its own stream, enqueued in opposite orders on the two ranks: independent, so
+// both complete (on one shared stream each rank's first kernel would wait for the other's).
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_test_util.h"
+
+static const int kWorld = 2;
+static const uint64_t kN = 65541;  // floats: odd, not a multiple of any vector width
+
+static float in(int rank, int buffer, uint64_t i, int round) {
+  return float((i * 13 + rank * 101 + buffer * 37 + round * 5) % 251) / 16.0f - 8.0f;
+}
+
+static void expect_sum(symmem_backend* be, void* out, int buffer, int round, const char* what) {
+  std::vector<float> got(kN);
+  CHECK_OK(symmem_local_copy_out(be, out, 0, got.data(), kN * 4));
+  for (uint64_t i = 0; i < kN; ++i) {
+    double ref = 0;
+    for (int r = 0; r < kWorld; ++r) ref += in(r, buffer, i, round);
+    if (std::fabs(got[i] - ref) > 1e-4)
+      TEST_FAIL("%s, round %d [%llu]: %g, expected %g", what, round, (unsigned long long)i, got[i], ref);
+  }
+}
+
+static int rank_main(int rank, int gpus) {
+  symmem_backend* be = nullptr;
+  symmem_backend* be2 = nullptr;
+  symmem_buffer* b[2] = {make_cuda_buffer("cudastreams0", rank, kWorld, rank % gpus, kN * 4, &be),
+                         make_cuda_buffer("cudastreams1", rank, kWorld, rank % gpus, kN * 4, &be2)};
+  void* s[2];
+  for (auto& x : s) CHECK_OK(symmem_stream_create(be, &x));
+  void* out[3];
+  for (auto& o : out) CHECK_OK(symmem_local_alloc(be, kN * 4, &o));
+  std::vector<float> x(kN);
+
+  for (int round = 0; round < 40; ++round) {
+    for (uint64_t i = 0; i < kN; ++i) x[i] = in(rank, 0, i, round);
+    CHECK_OK(symmem_buffer_copy_in(b[0], SYMMEM_RANK_SELF, 0, x.data(), kN * 4));
+    CHECK_OK(symmem_all_reduce(b[0], SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out[0], s[0], 20000));
+    CHECK_OK(symmem_all_reduce(b[0], SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out[1], s[1], 20000));
+    CHECK_OK(symmem_all_reduce(b[0], SYMMEM_ALGO_TWO_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out[2], s[0], 20000));
+    CHECK_OK(symmem_stream_synchronize(b[0], s[0]));
+    CHECK_OK(symmem_stream_synchronize(b[0], s[1]));
+    expect_sum(be, out[0], 0, round, "one-shot on stream A");
+    expect_sum(be, out[1], 0, round, "one-shot on stream B");
+    expect_sum(be, out[2], 0, round, "two-shot on stream A after both");
+    // Peers may still read this rank's two-shot scratch: the next input waits for them.
+    CHECK_OK(symmem_barrier(b[0], 0, 20000));
+  }
+
+  for (int round = 0; round < 40; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      for (uint64_t i = 0; i < kN; ++i) x[i] = in(rank, k, i, round);
+      CHECK_OK(symmem_buffer_copy_in(b[k], SYMMEM_RANK_SELF, 0, x.data(), kN * 4));
+    }
+    for (int j = 0; j < 2; ++j) {
+      const int k = rank == 0 ? j : 1 - j;  // opposite orders on the two ranks
+      const symmem_algo algo = round % 2 == 0 ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
+      CHECK_OK(symmem_all_reduce(b[k], algo, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out[k], s[k], 20000));
+    }
+    for (int k = 0; k < 2; ++k) CHECK_OK(symmem_stream_synchronize(b[k], s[k]));
+    expect_sum(be, out[0], 0, round, "buffer 0 on its stream");
+    expect_sum(be, out[1], 1, round, "buffer 1 on its stream");
+    for (auto* buf : b) CHECK_OK(symmem_barrier(buf, 0, 20000));
+  }
+
+  for (auto* buf : b) CHECK_OK(symmem_barrier(buf, 0, 20000));
+  for (auto& o : out) CHECK_OK(symmem_local_free(be, o));
+  for (auto& x2 : s) CHECK_OK(symmem_stream_destroy(be, x2));
+  for (auto* buf : b) CHECK_OK(symmem_buffer_free(buf));
+  CHECK_OK(symmem_backend_close(be));
+  CHECK_OK(symmem_backend_close(be2));
+  return 0;
+}
+
+int main() {
+  int gpus = require_gpus("test_cuda_streams", 1);
+  if (gpus < kWorld) {
+    const char* o = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
+    if (o == nullptr || std::strcmp(o, "1") != 0) {
+      std::printf("SKIPPED: test_cuda_streams needs 2 GPUs, or SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 on one\n");
+      return kSkip;
+    }
+  }
+  RUN_RANKS(kWorld, [gpus](int rank) { return rank_main(rank, gpus); });
+  std::printf("test_cuda_streams: one buffer on two streams (one-shot, one-shot, two-shot back to back) "
+              "and two buffers in opposite orders on their own streams, 40 rounds each, exact: OK\n");
+  return 0;
+}

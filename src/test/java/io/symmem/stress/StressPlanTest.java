@@ -1,0 +1,64 @@
+package io.symmem.stress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.symmem.cli.HalfFloats;
+import io.symmem.stress.StressPlan.GroupSpec;
+import io.symmem.stress.StressPlan.Kind;
+import io.symmem.stress.StressPlan.LaneSpec;
+import io.symmem.stress.StressPlan.Step;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StressPlanTest {
+    @Test
+    void everyRankDerivesTheSamePlanFromTheSeed() {
+        StressPlan a = StressPlan.of(42, 4, 6, 2, 10_000, false);
+        StressPlan b = StressPlan.of(42, 4, 6, 2, 10_000, false);
+        assertThat(a.lanes()).isEqualTo(b.lanes());
+        assertThat(StressPlan.of(43, 4, 6, 2, 10_000, false).lanes()).isNotEqualTo(a.lanes());
+        assertThat(a.totalCollectives()).isEqualTo(10_002);
+    }
+
+    @Test
+    void groupsOverlapAtWorld4AndAreTwinsAtWorld2AndForNvshmem() {
+        assertThat(ranks(StressPlan.of(1, 4, 3, 1, 3, false).groups()))
+                .containsExactly("[0, 1, 2, 3]", "[0, 1]", "[1, 2, 3]");
+        assertThat(ranks(StressPlan.of(1, 2, 3, 1, 3, false).groups())).containsExactly("[0, 1]", "[0, 1]");
+        assertThat(ranks(StressPlan.of(1, 4, 3, 1, 3, true).groups())).containsExactly("[0, 1, 2, 3]", "[0, 1, 2, 3]");
+    }
+
+    @Test
+    void gathersAndScattersOnlyOnBuffersTheirGroupDivides() {
+        StressPlan plan = StressPlan.of(7, 4, 6, 3, 30_000, false);
+        boolean[] seen = new boolean[Kind.values().length];
+        for (LaneSpec lane : plan.lanes()) {
+            int size = plan.groups().get(lane.group()).ranks().length;
+            for (Step step : lane.steps()) {
+                seen[step.kind().ordinal()] = true;
+                if (step.kind() != Kind.ALL_REDUCE && lane.buffers().get(step.buffer()).count() % size != 0) {
+                    throw new AssertionError("lane " + lane.id() + ": " + step + " on a buffer of "
+                            + lane.buffers().get(step.buffer()).count() + " elements in a group of " + size);
+                }
+            }
+        }
+        assertThat(seen).containsOnly(true);
+    }
+
+    @Test
+    void inputsAreEighthsThatEveryDtypeHoldsExactly() {
+        for (int i = 0; i < 2_000; i++) {
+            float v = StressPlan.input(42, i % 6, i % 97, i % 4, i);
+            boolean eighth = v * 8 == Math.rint(v * 8) && Math.abs(v) <= 8;
+            boolean exact = HalfFloats.fromBf16(HalfFloats.toBf16(v)) == v && HalfFloats.fromFp16(HalfFloats.toFp16(v)) == v;
+            if (!eighth || !exact) {
+                throw new AssertionError("input " + i + " is " + v + ": not an eighth in [-8, 8] held exactly by bf16 and fp16");
+            }
+        }
+    }
+
+    private static List<String> ranks(List<GroupSpec> groups) {
+        return groups.stream().map(g -> Arrays.toString(g.ranks())).toList();
+    }
+}
