@@ -6,7 +6,8 @@
 # float64 (cuda: each thread allocates its own buffers by name, all at once; nccl and nvshmem: by
 # order from the main thread, their allocation being a collective of the whole communicator or
 # world); then misuse that must be refused. Each rank prints collectives/s, wrong results and stalls
-# (both must be 0) and "STRESS OK". Also the native concurrency tests (host; cuda ones skip).
+# (both must be 0) and "STRESS OK". Also the native concurrency tests, and with .gpu/native-before the
+# all-reduce bench before and after, alternately.
 # The machine has no Java: the runtime and the app come from scripts/gpu/pack.sh as
 # .gpu/symmem-gpu.tar.xz (carry that path). Logs go to $OUT.
 #   bash scripts/gpu/run-stress.sh
@@ -37,6 +38,15 @@ cat "$OUT/machine.txt"
 
 ( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build "$B" -j16 ) > "$OUT/native.log" 2>&1 &
 BUILD_PID=$!
+# The single-thread cost of the concurrency rules: with .gpu/native-before (the core before them,
+# e.g. `git archive <commit> src/native-cuda | tar -x -C .gpu/native-before`), its symmem_bench is
+# built too and both run alternately at world 2, 4 KiB to 256 MiB.
+BB=${BEFORE_BUILD_DIR:-/tmp/symmem-stress-before}
+if [[ -d .gpu/native-before/src/native-cuda ]]; then
+  ( cmake -S .gpu/native-before/src/native-cuda -B "$BB" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
+      && cmake --build "$BB" -j16 --target symmem_bench ) > "$OUT/native-before.log" 2>&1 &
+  BEFORE_PID=$!
+fi
 
 for backend in cuda nvshmem nccl; do
   SYMMEM_BACKEND=$backend step "stress, $backend, world $WORLD, $COLLECTIVES collectives" 150 "stress-$backend.txt" \
@@ -49,6 +59,13 @@ note "native build (cmake, -j16) in $(elapsed) s" "$([[ $rc == 0 ]] && echo PASS
 if [[ $rc == 0 ]]; then
   step "ctest test_host_concurrent, test_cuda_streams, test_cuda_collectives, test_cuda_view" 200 native.log \
     bash -c "cd $B && ctest --output-on-failure --timeout 180 -R 'test_host_concurrent|test_cuda_streams|test_cuda_collectives|test_cuda_view'"
+fi
+
+if [[ ${BEFORE_PID:-} ]] && wait "$BEFORE_PID" && [[ -x $B/symmem_bench ]] && (( NGPU >= 2 )); then
+  for i in 1 2; do
+    step "symmem_bench world 2 BEFORE (run $i)" 150 bench-ab.txt "$BB/symmem_bench" --world 2 --max-bytes 268435456
+    step "symmem_bench world 2 AFTER  (run $i)" 150 bench-ab.txt "$B/symmem_bench" --world 2 --max-bytes 268435456
+  done
 fi
 
 echo "=== steps ($(elapsed) s)"
