@@ -22,7 +22,8 @@ import picocli.CommandLine.ParameterException;
  * it starts, whatever the command, and a bad one would end in a stack trace (or, for a boolean, in a
  * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
- * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG};</li>
+ * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG}; so is a rank's
+ * API or management port that another process holds ({@link PortCheck});</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
  * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
  * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
@@ -73,6 +74,9 @@ public class SymmemMain implements QuarkusApplication {
         List<String> problems = rank || startup == Startup.CONFIGURED
                 ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
                 : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
+        if (rank && problems.isEmpty()) {
+            problems = PortCheck.problems(System.getenv(), System.getProperties());
+        }
         if (!problems.isEmpty()) {
             for (String problem : problems) {
                 System.err.println("symmem: " + problem);
