@@ -6,6 +6,7 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 import io.symmem.cli.bench.AllReduceBenchCommand;
 import io.symmem.cli.bench.HttpBenchCommand;
 import io.symmem.cli.bench.PoolBenchCommand;
+import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
 import jakarta.inject.Inject;
@@ -22,7 +23,7 @@ import picocli.CommandLine.ParameterException;
  * it starts, whatever the command, and a bad one would end in a stack trace (or, for a boolean, in a
  * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
- * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG}; so is a rank's
+ * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value ExitStatus#CONFIG}; so is a rank's
  * API or management port that another process holds ({@link PortCheck});</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
  * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
@@ -34,8 +35,6 @@ import picocli.CommandLine.ParameterException;
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
-    public static final int EXIT_CONFIG = 2;
-
     /** How a command needs the process prepared before Quarkus starts. */
     enum Startup {
         /** Runs without Quarkus: `config`, which lists the variables even when some are invalid. */
@@ -68,7 +67,7 @@ public class SymmemMain implements QuarkusApplication {
         if (startup == Startup.LAUNCHER) {
             List<String> problems = SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
             problems.forEach(problem -> System.err.println("symmem: " + problem));
-            System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : EXIT_CONFIG);
+            System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : ExitStatus.CONFIG);
         }
         boolean rank = startup == Startup.RANK;
         List<String> problems = rank || startup == Startup.CONFIGURED
@@ -81,7 +80,7 @@ public class SymmemMain implements QuarkusApplication {
             for (String problem : problems) {
                 System.err.println("symmem: " + problem);
             }
-            System.exit(EXIT_CONFIG);
+            System.exit(ExitStatus.CONFIG);
         }
         if (!rank) {
             // Only ranks serve: the launcher, the store and the tools bind neither the API's port nor the

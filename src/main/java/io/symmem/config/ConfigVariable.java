@@ -141,7 +141,7 @@ public enum ConfigVariable {
         public static final int MAX_KEY_BYTES = 1 << 20;
         public static final int MAX_KEYS_PER_REQUEST = 1 << 24;
         /** Polling longer than 10 ms saves no wake-up worth a core. */
-        public static final int MAX_SPIN_MICROS = 10_000;
+        public static final int MAX_SPIN_MICROS = io.symmem.store.StoreSpin.MAX_MICROS;
 
         private Limits() {
         }

@@ -15,8 +15,10 @@ import io.symmem.service.world.WorldView;
 import io.symmem.store.LiveKeys;
 import io.symmem.store.Store;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreLimits;
 import io.symmem.store.server.StoreServer;
+import io.symmem.world.NvshmemStartup;
+import io.symmem.world.PeerInfo;
+import io.symmem.world.WorldMember;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -252,11 +254,6 @@ public class RankRuntime {
         } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
             LOG.debugf("world event not published on the event bus: %s", e.getMessage());
         }
-    }
-
-    /** The store limits the configuration asks for (SYMMEM_STORE_MAX_*): a rank's, and `symmem store`'s. */
-    public static StoreLimits storeLimits(SymmemConfig config) {
-        return WorldMember.storeLimits(config);
     }
 
     /** The NCCL communicators of this rank's groups; null unless SYMMEM_BACKEND=nccl. */

@@ -1,4 +1,4 @@
-package io.symmem.service;
+package io.symmem.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +15,7 @@ class StorePortFileTest {
     @Test
     void thePortIsWrittenWholeAndNothingElseIsLeft() throws Exception {
         Path file = dir.resolve("store-port");
-        WorldMember.publishPort(file, 41234);
+        StoreConnector.publishPort(file, 41234);
         assertThat(Files.readString(file).trim()).isEqualTo("41234");
         try (var left = Files.list(dir)) {
             assertThat(left).containsExactly(file);
@@ -25,8 +25,8 @@ class StorePortFileTest {
     @Test
     void aSecondPublicationReplacesTheFirst() throws Exception {
         Path file = dir.resolve("store-port");
-        WorldMember.publishPort(file, 1);
-        WorldMember.publishPort(file, 2);
+        StoreConnector.publishPort(file, 1);
+        StoreConnector.publishPort(file, 2);
         assertThat(Files.readString(file).trim()).isEqualTo("2");
     }
 }
