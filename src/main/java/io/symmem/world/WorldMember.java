@@ -162,6 +162,9 @@ public final class WorldMember implements AutoCloseable {
                 }
                 events.storeHosted(server);
             }
+            if (server == null && config.store().url().isEmpty()) {
+                connector.awaitPublishedPort(storeTimeout);
+            }
             liveness = new Liveness(config.rank());
             liveness.whenFailed(this::worldFailed);
             connectStore(storeTimeout);
@@ -219,15 +222,15 @@ public final class WorldMember implements AutoCloseable {
     }
 
     /**
-     * MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0);
-     * for a store on etcd, SYMMEM_STORE's address.
+     * MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0),
+     * or the one rank 0 published where this rank reads it; for a store on etcd, SYMMEM_STORE's address.
      */
     public String storeAddress() {
         if (config.store().url().isPresent()) {
             return config.etcdStore().orElseThrow().describe();
         }
         StoreServer hosted = server;
-        return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : config.masterPort());
+        return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : connector.port());
     }
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */
