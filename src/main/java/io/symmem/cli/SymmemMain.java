@@ -9,6 +9,7 @@ import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
+import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
@@ -60,7 +61,8 @@ public class SymmemMain implements QuarkusApplication {
     CommandLine.IFactory factory;
 
     public static void main(String... args) {
-        Startup startup = startupOf(args);
+        Parsed parsed = parse(args);
+        Startup startup = startupOf(parsed.command());
         if (startup == Startup.WITHOUT_QUARKUS) {
             System.exit(commandLine(CommandLine.defaultFactory()).execute(args));
         }
@@ -91,6 +93,11 @@ public class SymmemMain implements QuarkusApplication {
             // Quarkus's outermost HTTP handler answers a URI that does not parse with a bare 400; the
             // service's RequestAdmission makes the same check and answers in the API's error format.
             System.setProperty("vertx.disableURIValidation", "true");
+            if (parsed.command() == ServeCommand.class && parsed.runs()) {
+                // The rank joins its world as soon as the application has started, while the command
+                // line is still being set up for `serve` (which then waits for the join).
+                System.setProperty(RankRuntime.JOIN_AT_START, "true");
+            }
         }
         Quarkus.run(SymmemMain.class, args);
     }
@@ -101,14 +108,25 @@ public class SymmemMain implements QuarkusApplication {
      * after a good startup: `demo --bogus` starts as a rank and fails as one).
      */
     static Startup startupOf(String... args) {
-        CommandLine command;
+        return startupOf(parse(args).command());
+    }
+
+    /** The class of the command some arguments run, and whether it runs (rather than print help or fail to parse). */
+    private record Parsed(Class<?> command, boolean runs) {
+    }
+
+    private static Parsed parse(String... args) {
         try {
-            List<CommandLine> matched = commandLine(CommandLine.defaultFactory()).parseArgs(args).asCommandLineList();
-            command = matched.get(matched.size() - 1);
+            CommandLine.ParseResult result = commandLine(CommandLine.defaultFactory()).parseArgs(args);
+            List<CommandLine> matched = result.asCommandLineList();
+            boolean help = matched.stream().anyMatch(c -> c.isUsageHelpRequested() || c.isVersionHelpRequested());
+            return new Parsed(matched.get(matched.size() - 1).getCommandSpec().userObject().getClass(), !help);
         } catch (ParameterException e) {
-            command = e.getCommandLine();
+            return new Parsed(e.getCommandLine().getCommandSpec().userObject().getClass(), false);
         }
-        Class<?> type = command.getCommandSpec().userObject().getClass();
+    }
+
+    private static Startup startupOf(Class<?> type) {
         if (type == ConfigCommand.class) {
             return Startup.WITHOUT_QUARKUS;
         }
