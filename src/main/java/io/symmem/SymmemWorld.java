@@ -4,11 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.mutiny.Uni;
 import io.symmem.config.SymmemConfig;
 import io.symmem.liveness.WorldFailure;
-import io.symmem.service.RankRuntime;
-import io.symmem.service.WorldMember;
 import io.symmem.store.GroupNames;
 import io.symmem.store.GroupRanks;
 import io.symmem.store.Store;
+import io.symmem.world.WorldMember;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,7 +47,7 @@ public final class SymmemWorld implements AutoCloseable {
         this.config = config;
         this.vertx = vertx;
         this.member = member;
-        this.worldGroup = new SymmemGroup(this, member, RankRuntime.WORLD, IntStream.range(0, config.worldSize()).toArray());
+        this.worldGroup = new SymmemGroup(this, member, GroupNames.WORLD, IntStream.range(0, config.worldSize()).toArray());
         groups.add(worldGroup);
     }
 

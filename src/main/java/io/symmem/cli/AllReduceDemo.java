@@ -1,5 +1,6 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.HalfFloats;
 import io.symmem.collective.AllReduce;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;

@@ -1,5 +1,7 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.ByteSizeConverter;
+import io.symmem.cli.common.ExitStatus;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -55,11 +57,11 @@ public class ChaosCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         if (ranks < 2 || ranks > 64) {
             System.err.println("symmem chaos: --ranks must be between 2 and 64, got " + ranks);
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         if (victim != null && (victim < 0 || victim >= ranks)) {
             System.err.println("symmem chaos: --victim must be a rank, 0.." + (ranks - 1) + ", got " + victim);
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         long usedSeed = seed != null ? seed : System.nanoTime();
         SplittableRandom random = new SplittableRandom(usedSeed);

@@ -1,5 +1,6 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.EffectiveSetting;
 import io.symmem.config.InvalidConfigurationException;
 import io.symmem.config.SymmemConfigLoader;
@@ -42,7 +43,7 @@ public class ConfigCommand implements Callable<Integer> {
         tunables.orElse(List.of()).forEach(t -> t.problem().ifPresent(problems::add));
         if (!problems.isEmpty()) {
             problems.forEach(System.out::println);
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         System.out.println("configuration is valid");
         return 0;

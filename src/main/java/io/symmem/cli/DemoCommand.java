@@ -1,5 +1,8 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.AlgorithmConverter;
+import io.symmem.cli.common.ByteSizeConverter;
+import io.symmem.cli.common.DTypeConverter;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;

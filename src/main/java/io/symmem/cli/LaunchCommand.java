@@ -1,5 +1,6 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.ExitStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -31,7 +32,7 @@ public class LaunchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (ranks < 1 || ranks > 64) {
             System.err.println("symmem launch: --nproc-per-node must be between 1 and 64, got " + ranks);
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         LocalLauncher launcher = new LocalLauncher(ranks, masterAddr, masterPort,
                 java.time.Duration.ofSeconds(graceSeconds), System.out);

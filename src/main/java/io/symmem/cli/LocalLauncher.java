@@ -1,5 +1,7 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.ExitStatus;
+import io.symmem.config.StoreHost;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; its output is prefixed with its rank;
  * the first rank that fails stops the others, and the launcher exits with that rank's code.
  *
- * <p>Without a port given, rank 0 starts first with MASTER_PORT=0: its store binds a free port and
- * writes it to SYMMEM_STORE_PORT_FILE, from which the launcher reads it for the other ranks. With a
- * port given, or with the store on etcd (SYMMEM_STORE), every rank starts at once.
+ * <p>Every rank starts at once. Without a port given, rank 0 takes MASTER_PORT=0: its store binds a free
+ * port and writes it to SYMMEM_STORE_PORT_FILE, from which the other ranks (MASTER_PORT=0 too) read it
+ * while they start. Where the store is not rank 0's (SYMMEM_STORE_HOST), rank 0 starts first and the
+ * others only once it published a port (it says why it cannot).
  */
 public final class LocalLauncher {
     private final int ranks;
@@ -52,7 +55,7 @@ public final class LocalLauncher {
             ports = blocks.rankEnvironment(env, out);
         } catch (PortBlocks.PortTakenException e) {
             out.println("symmem launch: " + e.getMessage() + "; no rank was started");
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
@@ -61,29 +64,40 @@ public final class LocalLauncher {
         // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once.
         boolean rank0Binds = masterPort == 0 && env.get("SYMMEM_STORE") == null;
         Path portDir = rank0Binds ? Files.createTempDirectory("symmem-launch") : null;
+        boolean othersReadPortFile = rank0Binds && rank0HostsStore(env);
         try {
             int port = masterPort;
             int first = 0;
             if (rank0Binds) {
                 // Rank 0 binds a free port itself and publishes it: a port probed here could be taken by
-                // another process before rank 0 binds it. The other ranks start once it is known.
+                // another process before rank 0 binds it.
                 Path portFile = portDir.resolve("store-port");
-                start(command, 0, with(ports, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString())),
-                        processes, pumps);
+                Map<String, String> publishedPort = with(ports, Map.of("MASTER_PORT", "0", "SYMMEM_STORE_PORT_FILE", portFile.toString()));
+                start(command, 0, publishedPort, processes, pumps);
                 first = 1;
-                Integer published = awaitPort(portFile, processes.get(0));
-                if (published == null) {
-                    int code = processes.get(0).exitValue();
-                    if (code != 0) {
-                        pumps.get(0).join(TimeUnit.SECONDS.toMillis(5));
-                        out.println("symmem launch: rank 0 exited with code " + code + " before it served the store; "
-                                + "the other ranks were not started");
-                        return code;
+                if (othersReadPortFile) {
+                    // Booting is most of a rank's start: the others boot while rank 0 does, and read the port
+                    // it publishes when they need it.
+                    for (int rank = 1; rank < ranks; rank++) {
+                        start(command, rank, publishedPort, processes, pumps);
                     }
-                    // Rank 0 finished without a store (e.g. --help): the others run the same way, with no store to reach.
+                    first = ranks;
+                    announcePort(portFile, processes.get(0));
                 } else {
-                    port = published;
-                    out.println("symmem launch: rank 0 serves the store at " + masterAddr + ":" + port);
+                    Integer published = awaitPort(portFile, processes.get(0));
+                    if (published == null) {
+                        int code = processes.get(0).exitValue();
+                        if (code != 0) {
+                            pumps.get(0).join(TimeUnit.SECONDS.toMillis(5));
+                            out.println("symmem launch: rank 0 exited with code " + code + " before it served the store; "
+                                    + "the other ranks were not started");
+                            return code;
+                        }
+                        // Rank 0 finished without a store (e.g. --help): the others run the same way, with no store to reach.
+                    } else {
+                        port = published;
+                        out.println("symmem launch: rank 0 serves the store at " + masterAddr + ":" + port);
+                    }
                 }
             }
             for (int rank = first; rank < ranks; rank++) {
@@ -138,6 +152,28 @@ public final class LocalLauncher {
             }
         }
         return Integer.valueOf(Files.readString(portFile).trim());
+    }
+
+    /** Says where rank 0 serves the store once it published the port (from a thread of its own: nobody waits for it). */
+    private void announcePort(Path portFile, Process rank0) {
+        Thread t = new Thread(() -> {
+            try {
+                Integer port = awaitPort(portFile, rank0);
+                if (port != null) {
+                    out.println("symmem launch: rank 0 serves the store at " + masterAddr + ":" + port);
+                }
+            } catch (IOException | InterruptedException | NumberFormatException e) {
+                // the ranks report their own failures; this line is only information
+            }
+        }, "store-port");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Whether rank 0 hosts the store (SYMMEM_STORE_HOST unset or rank0), so the others can read the port it binds. */
+    private static boolean rank0HostsStore(Map<String, String> env) {
+        String host = env.get("SYMMEM_STORE_HOST");
+        return host == null || host.trim().equalsIgnoreCase(StoreHost.RANK0.id());
     }
 
     private static void deleteQuietly(Path dir) {

@@ -1,5 +1,6 @@
 package io.symmem.cli;
 
+import io.symmem.cli.common.HalfFloats;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;

@@ -2,10 +2,10 @@ package io.symmem.cli;
 
 import io.quarkus.runtime.Quarkus;
 import io.symmem.config.SymmemConfig;
-import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.server.StoreServer;
 import io.symmem.store.server.StoreStats;
+import io.symmem.world.StoreConnector;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -34,7 +34,7 @@ public class StoreCommand implements Callable<Integer> {
     public Integer call() {
         String host = bind != null ? bind : config.masterAddr();
         int listenPort = port != null ? port : config.masterPort();
-        StoreLimits limits = RankRuntime.storeLimits(config);
+        StoreLimits limits = StoreConnector.limits(config);
         StoreServer server = new StoreServer(vertx, limits);
         int bound;
         try {

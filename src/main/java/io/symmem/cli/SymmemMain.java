@@ -6,8 +6,10 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 import io.symmem.cli.bench.AllReduceBenchCommand;
 import io.symmem.cli.bench.HttpBenchCommand;
 import io.symmem.cli.bench.PoolBenchCommand;
+import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
+import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
@@ -22,7 +24,8 @@ import picocli.CommandLine.ParameterException;
  * it starts, whatever the command, and a bad one would end in a stack trace (or, for a boolean, in a
  * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
- * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value #EXIT_CONFIG};</li>
+ * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value ExitStatus#CONFIG}; so is a rank's
+ * API or management port that another process holds ({@link PortCheck});</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
  * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
  * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
@@ -33,8 +36,6 @@ import picocli.CommandLine.ParameterException;
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
-    public static final int EXIT_CONFIG = 2;
-
     /** How a command needs the process prepared before Quarkus starts. */
     enum Startup {
         /** Runs without Quarkus: `config`, which lists the variables even when some are invalid. */
@@ -60,24 +61,28 @@ public class SymmemMain implements QuarkusApplication {
     CommandLine.IFactory factory;
 
     public static void main(String... args) {
-        Startup startup = startupOf(args);
+        Parsed parsed = parse(args);
+        Startup startup = startupOf(parsed.command());
         if (startup == Startup.WITHOUT_QUARKUS) {
             System.exit(commandLine(CommandLine.defaultFactory()).execute(args));
         }
         if (startup == Startup.LAUNCHER) {
             List<String> problems = SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
             problems.forEach(problem -> System.err.println("symmem: " + problem));
-            System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : EXIT_CONFIG);
+            System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : ExitStatus.CONFIG);
         }
         boolean rank = startup == Startup.RANK;
         List<String> problems = rank || startup == Startup.CONFIGURED
                 ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
                 : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
+        if (rank && problems.isEmpty()) {
+            problems = PortCheck.problems(System.getenv(), System.getProperties());
+        }
         if (!problems.isEmpty()) {
             for (String problem : problems) {
                 System.err.println("symmem: " + problem);
             }
-            System.exit(EXIT_CONFIG);
+            System.exit(ExitStatus.CONFIG);
         }
         if (!rank) {
             // Only ranks serve: the launcher, the store and the tools bind neither the API's port nor the
@@ -88,6 +93,11 @@ public class SymmemMain implements QuarkusApplication {
             // Quarkus's outermost HTTP handler answers a URI that does not parse with a bare 400; the
             // service's RequestAdmission makes the same check and answers in the API's error format.
             System.setProperty("vertx.disableURIValidation", "true");
+            if (parsed.command() == ServeCommand.class && parsed.runs()) {
+                // The rank joins its world as soon as the application has started, while the command
+                // line is still being set up for `serve` (which then waits for the join).
+                System.setProperty(RankRuntime.JOIN_AT_START, "true");
+            }
         }
         Quarkus.run(SymmemMain.class, args);
     }
@@ -98,14 +108,25 @@ public class SymmemMain implements QuarkusApplication {
      * after a good startup: `demo --bogus` starts as a rank and fails as one).
      */
     static Startup startupOf(String... args) {
-        CommandLine command;
+        return startupOf(parse(args).command());
+    }
+
+    /** The class of the command some arguments run, and whether it runs (rather than print help or fail to parse). */
+    private record Parsed(Class<?> command, boolean runs) {
+    }
+
+    private static Parsed parse(String... args) {
         try {
-            List<CommandLine> matched = commandLine(CommandLine.defaultFactory()).parseArgs(args).asCommandLineList();
-            command = matched.get(matched.size() - 1);
+            CommandLine.ParseResult result = commandLine(CommandLine.defaultFactory()).parseArgs(args);
+            List<CommandLine> matched = result.asCommandLineList();
+            boolean help = matched.stream().anyMatch(c -> c.isUsageHelpRequested() || c.isVersionHelpRequested());
+            return new Parsed(matched.get(matched.size() - 1).getCommandSpec().userObject().getClass(), !help);
         } catch (ParameterException e) {
-            command = e.getCommandLine();
+            return new Parsed(e.getCommandLine().getCommandSpec().userObject().getClass(), false);
         }
-        Class<?> type = command.getCommandSpec().userObject().getClass();
+    }
+
+    private static Startup startupOf(Class<?> type) {
         if (type == ConfigCommand.class) {
             return Startup.WITHOUT_QUARKUS;
         }

@@ -66,8 +66,8 @@ public enum ConfigVariable {
             + "(e.g. etcd://10.0.0.1:2379,10.0.0.2:2379/jobs/job-42): every rank keeps the store there, under the "
             + "prefix, instead of at MASTER_ADDR:MASTER_PORT (SYMMEM_STORE_HOST is then not used)"),
     SYMMEM_STORE_PORT_FILE("symmem.store.port-file", false, new PathKind(),
-            "an absolute file path: the rank that hosts the store writes the port it bound there (what `symmem launch` "
-                    + "reads when rank 0 binds MASTER_PORT=0)"),
+            "an absolute file path: the rank that hosts the store writes the port it bound there; a rank that connects "
+                    + "to rank 0's store with MASTER_PORT=0 reads it from there (how `symmem launch` starts every rank at once)"),
     SYMMEM_STORE_MAX_KEY_BYTES("symmem.store.max-key-bytes", false, new SizeKind(1, Limits.MAX_KEY_BYTES),
             "a size from 1 to " + Limits.MAX_KEY_BYTES + " bytes (1MiB): bytes, or with a unit such as 4KiB"),
     SYMMEM_STORE_MAX_VALUE_BYTES("symmem.store.max-value-bytes", false, new SizeKind(1, Integer.MAX_VALUE),
@@ -141,7 +141,7 @@ public enum ConfigVariable {
         public static final int MAX_KEY_BYTES = 1 << 20;
         public static final int MAX_KEYS_PER_REQUEST = 1 << 24;
         /** Polling longer than 10 ms saves no wake-up worth a core. */
-        public static final int MAX_SPIN_MICROS = 10_000;
+        public static final int MAX_SPIN_MICROS = io.symmem.store.StoreSpin.MAX_MICROS;
 
         private Limits() {
         }

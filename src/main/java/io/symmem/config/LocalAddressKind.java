@@ -1,5 +1,6 @@
 package io.symmem.config;
 
+import io.symmem.store.HostForm;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -16,7 +17,7 @@ public record LocalAddressKind() implements ValueKind {
 
     @Override
     public Optional<String> refusal(String value) {
-        Optional<String> form = HostKind.formProblem(value);
+        Optional<String> form = HostForm.problem(value);
         if (form.isPresent()) {
             return form;
         }

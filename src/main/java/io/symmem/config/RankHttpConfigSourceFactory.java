@@ -21,17 +21,12 @@ public class RankHttpConfigSourceFactory implements ConfigSourceFactory {
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
-        int base = intValue(context.getValue(ConfigVariable.SYMMEM_HTTP_PORT.property()), 8700);
-        ConfigValue localRank = context.getValue(ConfigVariable.LOCAL_RANK.property());
-        int offset = intValue(localRank.getValue() != null ? localRank : context.getValue(ConfigVariable.RANK.property()), 0);
-        ConfigValue host = context.getValue(ConfigVariable.SYMMEM_HTTP_HOST.property());
-        int managementBase = intValue(context.getValue(ConfigVariable.SYMMEM_MANAGEMENT_PORT.property()), 9700);
-        ConfigValue managementHost = context.getValue(ConfigVariable.SYMMEM_MANAGEMENT_HOST.property());
+        RankPorts ports = RankPorts.of(variable -> context.getValue(variable.property()).getValue());
         Map<String, String> properties = Map.of(
-                "quarkus.http.port", Integer.toString(base + offset),
-                "quarkus.http.host", host.getValue() != null ? host.getValue() : "127.0.0.1",
-                "quarkus.management.port", Integer.toString(managementBase == 0 ? 0 : managementBase + offset),
-                "quarkus.management.host", managementHost.getValue() != null ? managementHost.getValue() : "0.0.0.0",
+                "quarkus.http.port", Integer.toString(ports.httpPort()),
+                "quarkus.http.host", ports.httpHost(),
+                "quarkus.management.port", Integer.toString(ports.managementPort()),
+                "quarkus.management.host", ports.managementHost(),
                 "quarkus.http.limits.max-body-size", Long.toString(bodyLimit(context.getValue(
                         ConfigVariable.SYMMEM_HTTP_MAX_BODY_BYTES.property()))));
         return List.of(new MapBackedConfigSource("symmem rank HTTP port", properties, ORDINAL) {
@@ -44,15 +39,6 @@ public class RankHttpConfigSourceFactory implements ConfigSourceFactory {
             return value.getValue() == null ? 16L << 20 : ByteSize.parse(value.getValue().trim());
         } catch (IllegalArgumentException e) {
             return 16L << 20;
-        }
-    }
-
-    /** Invalid numbers are reported by the config validation, which names the variable; use the default here. */
-    private static int intValue(ConfigValue value, int fallback) {
-        try {
-            return value.getValue() == null ? fallback : Integer.parseInt(value.getValue().trim());
-        } catch (NumberFormatException e) {
-            return fallback;
         }
     }
 }

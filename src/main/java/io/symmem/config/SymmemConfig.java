@@ -183,7 +183,7 @@ public interface SymmemConfig {
 
         /**
          * Where the rank that hosts the store writes the port it bound, once it listens (SYMMEM_STORE_PORT_FILE):
-         * with MASTER_PORT=0, how a launcher learns the port to give the other ranks.
+         * with MASTER_PORT=0, the other ranks read it there (a launcher starts them all at once).
          */
         @WithName("port-file")
         Optional<String> portFile();

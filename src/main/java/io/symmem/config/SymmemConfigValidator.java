@@ -29,7 +29,10 @@ public final class SymmemConfigValidator {
         if (worldAndRankValid || c.localRank().isPresent() || c.localWorldSize().isPresent()) {
             checkLocal(problems, c);
         }
-        if (c.masterPort() == 0 && worldAndRankValid && c.store().url().isEmpty() && !c.store().host().hostedBy(c.rank())) {
+        // A rank that connects may take the port from the file where rank 0 publishes the one it bound.
+        boolean portFromRank0 = c.store().portFile().isPresent() && c.store().host() == StoreHost.RANK0;
+        if (c.masterPort() == 0 && worldAndRankValid && c.store().url().isEmpty() && !c.store().host().hostedBy(c.rank())
+                && !portFromRank0) {
             problems.add(bad(ConfigVariable.MASTER_PORT, 0, "a free port (0) can only be taken by the rank that hosts the store; "
                     + "this one connects to it (RANK=" + c.rank() + ", SYMMEM_STORE_HOST=" + c.store().host().id()
                     + "): give the store's port"));

@@ -8,6 +8,7 @@ import io.symmem.config.NvshmemLibraryLocator;
 import io.symmem.nativ.NativeNvshmem;
 import io.symmem.nvshmem.NvshmemTeam;
 import io.symmem.nvshmem.NvshmemWorld;
+import io.symmem.world.NvshmemStartup;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

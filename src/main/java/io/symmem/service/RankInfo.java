@@ -1,6 +1,7 @@
 package io.symmem.service;
 
 import io.symmem.memory.PoolFigures;
+import io.symmem.world.PeerInfo;
 import java.util.List;
 
 /** The body of GET /v1/info. pools: the figures of this rank's memory pools (docs/mempool.md). */

@@ -2,6 +2,7 @@ package io.symmem.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.symmem.config.SymmemConfig;
 import io.symmem.liveness.Liveness;
 import io.symmem.liveness.WorldFailure;
@@ -15,8 +16,10 @@ import io.symmem.service.world.WorldView;
 import io.symmem.store.LiveKeys;
 import io.symmem.store.Store;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreLimits;
 import io.symmem.store.server.StoreServer;
+import io.symmem.world.NvshmemStartup;
+import io.symmem.world.PeerInfo;
+import io.symmem.world.WorldMember;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -43,6 +46,11 @@ import org.jboss.logging.Logger;
 public class RankRuntime {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class);
     public static final String WORLD = io.symmem.store.GroupNames.WORLD;
+    /**
+     * System property (outside the symmem.* configuration): join as soon as the application has started.
+     * Set for `serve`, which would otherwise start the join only once its command line is set up.
+     */
+    public static final String JOIN_AT_START = "io.symmem.join-at-start";
 
     /** FAILED: the world rendezvous failed. LOST: joined, then a peer (or the store) was found gone. */
     public enum State { NOT_STARTED, JOINING, READY, FAILED, LOST }
@@ -76,6 +84,12 @@ public class RankRuntime {
     private final List<SymmetricMemPool> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Numbers the pools' meters: never reused, so a new pool's meters are never an old pool's. */
     private final java.util.concurrent.atomic.AtomicInteger poolNumbers = new java.util.concurrent.atomic.AtomicInteger();
+
+    void onStart(@Observes StartupEvent event) {
+        if (Boolean.getBoolean(JOIN_AT_START)) {
+            start();
+        }
+    }
 
     /** Joins the world; returns at once, {@link #awaitReady} waits for the outcome. Idempotent. */
     public synchronized void start() {
@@ -252,11 +266,6 @@ public class RankRuntime {
         } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
             LOG.debugf("world event not published on the event bus: %s", e.getMessage());
         }
-    }
-
-    /** The store limits the configuration asks for (SYMMEM_STORE_MAX_*): a rank's, and `symmem store`'s. */
-    public static StoreLimits storeLimits(SymmemConfig config) {
-        return WorldMember.storeLimits(config);
     }
 
     /** The NCCL communicators of this rank's groups; null unless SYMMEM_BACKEND=nccl. */

@@ -1,15 +1,15 @@
 package io.symmem.store;
 
-import io.symmem.config.ConfigVariable;
+import java.util.regex.Pattern;
 
 /**
  * How long the store polls before it sleeps: the client for its answer
  * ({@code SYMMEM_STORE_SPIN_MICROS}), the server's event loop after its last request
  * ({@code SYMMEM_STORE_SERVER_SPIN_MICROS}). Environment variables rather than the rank's
  * configuration, because the store's classes are also used outside a rank (benchmarks, scripts,
- * other JVM programs). Their rules are {@link ConfigVariable}'s, so the symmem commands check them
- * with every other variable before they start (a bad value: one line, exit status 2); here a bad value
- * can only come from another program, and fails with the same message.
+ * other JVM programs). The symmem commands check them with every other variable before they start
+ * (io.symmem.config.ConfigVariable, which takes its range from here: a bad value is one line, exit
+ * status 2); here a bad value can only come from another program, and fails naming the variable.
  *
  * <p>Default: {@value #DEFAULT_MICROS} µs on machines with at least {@value #MIN_CORES_FOR_DEFAULT}
  * cores, 0 (block at once) on smaller ones, where a polling thread would take the core that the
@@ -17,22 +17,27 @@ import io.symmem.config.ConfigVariable;
  */
 public final class StoreSpin {
 
+    public static final String CLIENT_VARIABLE = "SYMMEM_STORE_SPIN_MICROS";
+    public static final String SERVER_VARIABLE = "SYMMEM_STORE_SERVER_SPIN_MICROS";
+    /** The longest poll window allowed, in µs. */
+    public static final int MAX_MICROS = 10_000;
     static final long DEFAULT_MICROS = 50;
     static final int MIN_CORES_FOR_DEFAULT = 8;
+    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,9}");
 
     private StoreSpin() {
     }
 
     public static long clientNanos() {
-        return 1_000L * fromEnvironment(ConfigVariable.SYMMEM_STORE_SPIN_MICROS);
+        return 1_000L * fromEnvironment(CLIENT_VARIABLE);
     }
 
     public static long serverNanos() {
-        return 1_000L * fromEnvironment(ConfigVariable.SYMMEM_STORE_SERVER_SPIN_MICROS);
+        return 1_000L * fromEnvironment(SERVER_VARIABLE);
     }
 
-    private static long fromEnvironment(ConfigVariable variable) {
-        return micros(variable, System.getenv(variable.name()), Runtime.getRuntime().availableProcessors());
+    private static long fromEnvironment(String variable) {
+        return micros(variable, System.getenv(variable), Runtime.getRuntime().availableProcessors());
     }
 
     /**
@@ -41,13 +46,14 @@ public final class StoreSpin {
      *
      * @throws IllegalArgumentException naming the variable when the value is not allowed
      */
-    static long micros(ConfigVariable variable, String value, int cores) {
+    static long micros(String variable, String value, int cores) {
         if (value == null) {
             return cores >= MIN_CORES_FOR_DEFAULT ? DEFAULT_MICROS : 0;
         }
-        variable.problem(value).ifPresent(problem -> {
-            throw new IllegalArgumentException(problem);
-        });
-        return Long.parseLong(value.trim());
+        String trimmed = value.trim();
+        if (!DIGITS.matcher(trimmed).matches() || Long.parseLong(trimmed) > MAX_MICROS) {
+            throw new IllegalArgumentException(variable + "=" + value + " is invalid: expected microseconds, 0.." + MAX_MICROS);
+        }
+        return Long.parseLong(trimmed);
     }
 }

@@ -2,7 +2,7 @@ package io.symmem.stress;
 
 import io.symmem.SymmemGroup;
 import io.symmem.SymmetricBuffer;
-import io.symmem.cli.HalfFloats;
+import io.symmem.cli.common.HalfFloats;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
 import io.symmem.stress.StressPlan.LaneSpec;

@@ -2,6 +2,7 @@ package io.symmem.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.symmem.cli.common.ByteSizeConverter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;

@@ -93,7 +93,7 @@ class PortBlocksTest {
             ByteArrayOutputStream said = new ByteArrayOutputStream();
             LocalLauncher launcher = new LocalLauncher(2, "127.0.0.1", 0, Duration.ofSeconds(1),
                     new PrintStream(said, true, StandardCharsets.UTF_8), Map.of("SYMMEM_HTTP_PORT", Integer.toString(port)));
-            assertThat(launcher.run(List.of("demo"))).isEqualTo(SymmemMain.EXIT_CONFIG);
+            assertThat(launcher.run(List.of("demo"))).isEqualTo(io.symmem.cli.common.ExitStatus.CONFIG);
             assertThat(said.toString(StandardCharsets.UTF_8)).contains("port " + port + " on 127.0.0.1 is taken")
                     .contains("no rank was started").doesNotContain("[0]");
         }

@@ -176,6 +176,16 @@ class SymmemConfigLoaderTest {
     }
 
     @Test
+    void aRankThatConnectsToRankZerosStoreMayReadItsPortFromThePortFile() {
+        SymmemConfig rank1 = load(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_PORT", "0",
+                "SYMMEM_STORE_PORT_FILE", "/tmp/launch/store-port"));
+        assertThat(rank1.masterPort()).isZero();
+        // No rank hosts the store: nobody would ever write the file.
+        assertThat(problem(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_PORT", "0", "SYMMEM_STORE_HOST", "symmem",
+                "SYMMEM_STORE_PORT_FILE", "/tmp/launch/store-port"))).contains("MASTER_PORT=0 is invalid");
+    }
+
+    @Test
     void relationsAreCheckedTogetherOnceEveryValueIsWellFormed() {
         InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(
                 InvalidConfigurationException.class,

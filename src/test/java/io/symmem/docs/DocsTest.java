@@ -61,11 +61,13 @@ class DocsTest {
     void theExamplePomImportsTheQuarkusPlatformThisBuildUses() throws IOException {
         // Without the same BOM, a project that depends on symmem resolves other versions of its libraries.
         String project = Files.readString(Path.of("pom.xml"));
+        Matcher group = Pattern.compile("<quarkus.platform.group-id>([^<]+)</quarkus.platform.group-id>").matcher(project);
         Matcher version = Pattern.compile("<quarkus.platform.version>([^<]+)</quarkus.platform.version>").matcher(project);
-        assertThat(version.find()).isTrue();
+        assertThat(group.find() && version.find()).as("pom.xml names its Quarkus platform").isTrue();
         assertThat(Files.readString(EXAMPLES.resolve("library/pom.xml")))
-                .as("docs/examples/library/pom.xml imports quarkus-bom %s, as pom.xml does", version.group(1))
-                .containsPattern("<artifactId>quarkus-bom</artifactId>\\s*<version>" + Pattern.quote(version.group(1)) + "</version>");
+                .as("docs/examples/library/pom.xml imports %s:quarkus-bom %s, as pom.xml does", group.group(1), version.group(1))
+                .containsPattern("<groupId>" + Pattern.quote(group.group(1)) + "</groupId>\\s*<artifactId>quarkus-bom</artifactId>\\s*<version>"
+                        + Pattern.quote(version.group(1)) + "</version>");
     }
 
     @Test

@@ -3,12 +3,11 @@ package io.symmem.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.symmem.config.ConfigVariable;
 import org.junit.jupiter.api.Test;
 
 class StoreSpinTest {
-    private static final ConfigVariable CLIENT = ConfigVariable.SYMMEM_STORE_SPIN_MICROS;
-    private static final ConfigVariable SERVER = ConfigVariable.SYMMEM_STORE_SERVER_SPIN_MICROS;
+    private static final String CLIENT = StoreSpin.CLIENT_VARIABLE;
+    private static final String SERVER = StoreSpin.SERVER_VARIABLE;
 
     @Test
     void unsetPollsOnlyOnMachinesWithCoresToSpare() {
@@ -30,9 +29,9 @@ class StoreSpinTest {
         assertThatThrownBy(() -> StoreSpin.micros(CLIENT, "fast", 8))
                 .hasMessageStartingWith("SYMMEM_STORE_SPIN_MICROS=fast is invalid: expected microseconds, 0..10000");
         assertThatThrownBy(() -> StoreSpin.micros(SERVER, "-1", 8))
-                .hasMessageStartingWith("SYMMEM_STORE_SERVER_SPIN_MICROS=-1 is invalid").hasMessageEndingWith("(less than 0)");
-        assertThatThrownBy(() -> StoreSpin.micros(SERVER, "10001", 8)).hasMessageEndingWith("(more than 10000)");
+                .hasMessage("SYMMEM_STORE_SERVER_SPIN_MICROS=-1 is invalid: expected microseconds, 0..10000");
+        assertThatThrownBy(() -> StoreSpin.micros(SERVER, "10001", 8)).hasMessageStartingWith("SYMMEM_STORE_SERVER_SPIN_MICROS=10001 is invalid");
         // Empty is not a second way of saying "unset": the same rule as every other variable.
-        assertThatThrownBy(() -> StoreSpin.micros(CLIENT, "", 8)).hasMessageStartingWith("SYMMEM_STORE_SPIN_MICROS= is invalid: empty");
+        assertThatThrownBy(() -> StoreSpin.micros(CLIENT, "", 8)).hasMessageStartingWith("SYMMEM_STORE_SPIN_MICROS= is invalid");
     }
 }

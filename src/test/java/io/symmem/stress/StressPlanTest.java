@@ -2,7 +2,7 @@ package io.symmem.stress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.symmem.cli.HalfFloats;
+import io.symmem.cli.common.HalfFloats;
 import io.symmem.stress.StressPlan.GroupSpec;
 import io.symmem.stress.StressPlan.Kind;
 import io.symmem.stress.StressPlan.LaneSpec;

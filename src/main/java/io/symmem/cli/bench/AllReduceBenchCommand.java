@@ -1,10 +1,10 @@
 package io.symmem.cli.bench;
 
-import io.symmem.cli.AlgorithmConverter;
-import io.symmem.cli.ByteSizeConverter;
-import io.symmem.cli.DTypeConverter;
-import io.symmem.cli.ReduceOpConverter;
-import io.symmem.cli.SymmemMain;
+import io.symmem.cli.common.AlgorithmConverter;
+import io.symmem.cli.common.ByteSizeConverter;
+import io.symmem.cli.common.DTypeConverter;
+import io.symmem.cli.common.ExitStatus;
+import io.symmem.cli.common.ReduceOpConverter;
 import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
@@ -82,7 +82,7 @@ public class AllReduceBenchCommand implements Callable<Integer> {
             settings = new CollectiveBenchRunner.Settings(list, dtype, op, algos, inPlace, iters, minTimeMs, warmup, json, nccl);
         } catch (IllegalArgumentException e) {
             System.err.println("symmem bench allreduce: " + e.getMessage());
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         try {
             runtime.start();

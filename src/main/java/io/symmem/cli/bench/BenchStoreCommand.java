@@ -1,7 +1,7 @@
 package io.symmem.cli.bench;
 
-import io.symmem.cli.ByteSizeConverter;
-import io.symmem.cli.SymmemMain;
+import io.symmem.cli.common.ByteSizeConverter;
+import io.symmem.cli.common.ExitStatus;
 import io.symmem.store.Store;
 import io.symmem.store.client.TcpStoreClient;
 import io.symmem.store.etcd.EtcdStore;
@@ -128,7 +128,7 @@ public class BenchStoreCommand implements Callable<Integer> {
             var problem = EtcdTarget.problem(etcd);
             if (problem.isPresent()) {
                 System.err.println("symmem bench store: --store " + etcd + " is invalid: " + problem.get());
-                return SymmemMain.EXIT_CONFIG;
+                return ExitStatus.CONFIG;
             }
         }
         boolean external = host != null || etcd != null;
@@ -162,7 +162,7 @@ public class BenchStoreCommand implements Callable<Integer> {
         for (String kind : List.of(clientKind, allGatherClientKind)) {
             if (!kind.equals("blocking") && !kind.equals("async")) {
                 System.err.println("symmem bench store: --client and --all-gather-client take blocking or async, got '" + kind + "'");
-                return SymmemMain.EXIT_CONFIG;
+                return ExitStatus.CONFIG;
             }
         }
         report.meta("client", clientKind);

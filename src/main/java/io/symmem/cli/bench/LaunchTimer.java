@@ -1,6 +1,6 @@
 package io.symmem.cli.bench;
 
-import io.symmem.cli.HalfFloats;
+import io.symmem.cli.common.HalfFloats;
 import io.symmem.collective.DType;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.NativeStream;

@@ -1,8 +1,8 @@
 package io.symmem.cli.bench;
 
-import io.symmem.cli.ByteSizeConverter;
-import io.symmem.cli.DTypeConverter;
-import io.symmem.cli.SymmemMain;
+import io.symmem.cli.common.ByteSizeConverter;
+import io.symmem.cli.common.DTypeConverter;
+import io.symmem.cli.common.ExitStatus;
 import io.symmem.collective.DType;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
@@ -64,7 +64,7 @@ public class PoolBenchCommand implements Callable<Integer> {
         if (pairs < 1 || rendezvous < 1 || cycles < 0 || maxLive < 1 || maxBlock < 1 || repeats < 1 || minTimeMs < 1) {
             System.err.println("symmem bench pool: --pairs, --rendezvous, --max-live, --max-block, --repeats and"
                     + " --min-time-ms must be positive and --cycles >= 0");
-            return SymmemMain.EXIT_CONFIG;
+            return ExitStatus.CONFIG;
         }
         try {
             runtime.start();

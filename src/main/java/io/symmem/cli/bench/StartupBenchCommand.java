@@ -20,7 +20,10 @@ import picocli.CommandLine.Option;
  * AOT cache. For each configuration and world size it starts that many `serve` ranks at once (rank 0
  * hosting the store) and times, per rank, from its process start to its management port answering
  * /q/health/live (up: Quarkus has booted) and /q/health/ready (joined: the world rendezvous is done);
- * then the wall time of {@code launch -n 4 demo}. Min, median and max over the runs.
+ * then the wall time of {@code launch -n 4 demo}. Min, median and max over the runs. Where the
+ * application runs from a checkout, also what a user waits for: from the {@code bin/symmem serve} command
+ * (the wrapper picks the runtime and the cache) to /q/health/ready 200 in a world of one, side by side
+ * with a plain {@code java -jar} of the same build on the oldest runtime found (Java 17).
  */
 @Command(name = "startup", description = "Start-up time of ranks (process start to /q/health/live and to /q/health/ready) and of "
         + "`launch -n 4 demo`, per Java runtime found (JAVA_HOME, /usr/lib/jvm, PATH) with and without the AOT cache.")
@@ -37,6 +40,10 @@ public class StartupBenchCommand implements Callable<Integer> {
 
     @Option(names = "--java", split = ",", description = "Java binaries to compare instead of those found.")
     List<Path> javas;
+
+    @Option(names = "--wrapper-runs", defaultValue = "5", description = "Runs of `bin/symmem serve` to ready, beside as many "
+            + "of a plain `java -jar` on the oldest runtime, 0 for none (default ${DEFAULT-VALUE}).")
+    int wrapperRuns;
 
     /** One way of starting the application: a runtime, and the AOT cache or not. */
     record Setup(JavaRuntimes.Runtime runtime, Path aotCache) {
@@ -87,7 +94,7 @@ public class StartupBenchCommand implements Callable<Integer> {
                 List<Long> up = new ArrayList<>();
                 List<Long> joined = new ArrayList<>();
                 for (int run = 0; run < runs; run++) {
-                    long[][] times = startWorld(setup, jar, n);
+                    long[][] times = startWorld(setup.label(), setup.javaCommand(jar), n);
                     for (long[] t : times) {
                         up.add(t[0]);
                         joined.add(t[1]);
@@ -95,6 +102,11 @@ public class StartupBenchCommand implements Callable<Integer> {
                 }
                 System.out.printf(Locale.ROOT, "%-28s %5d  %-20s %-20s%n", setup.label(), n, spread(up), spread(joined));
             }
+        }
+        Path wrapper = jar.toAbsolutePath().getParent().getParent().getParent().resolve("bin").resolve("symmem");
+        if (wrapperRuns > 0 && Files.isExecutable(wrapper)) {
+            compareWrapper(wrapper, new Setup(runtimes.stream().min(java.util.Comparator.comparingInt(JavaRuntimes.Runtime::major))
+                    .orElseThrow(), null), jar);
         }
         if (demoRuns > 0) {
             System.out.printf(Locale.ROOT, "%n%-28s  %s%n", "runtime", "launch -n 4 demo, ms min/med/max");
@@ -109,8 +121,25 @@ public class StartupBenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Starts {@code n} serve ranks at once; per rank, ms to up and to joined. */
-    private long[][] startWorld(Setup setup, Path jar, int n) throws Exception {
+    /**
+     * {@code bin/symmem serve} and a plain {@code java -jar} of the same build on {@code plain}'s runtime, in
+     * turn, each in a world of one: ms from the command to /q/health/ready 200, and the ratio of the medians.
+     */
+    private void compareWrapper(Path wrapper, Setup plain, Path jar) throws Exception {
+        List<Long> viaWrapper = new ArrayList<>();
+        List<Long> viaJava = new ArrayList<>();
+        for (int run = 0; run < wrapperRuns; run++) {
+            viaWrapper.add(startWorld("bin/symmem serve", List.of(wrapper.toString()), 1)[0][1]);
+            viaJava.add(startWorld(plain.label(), plain.javaCommand(jar), 1)[0][1]);
+        }
+        System.out.printf(Locale.ROOT, "%n%-28s  %s%n", "command (WORLD_SIZE=1)", "command to /q/health/ready 200, ms min/med/max");
+        System.out.printf(Locale.ROOT, "%-28s  %s%n", "bin/symmem serve", spread(viaWrapper));
+        System.out.printf(Locale.ROOT, "%-28s  %s%n", "java -jar, " + plain.label(), spread(viaJava));
+        System.out.printf(Locale.ROOT, "%-28s  %.2f%n", "ratio of the medians", (double) median(viaWrapper) / median(viaJava));
+    }
+
+    /** Starts {@code n} ranks of {@code command} serve at once; per rank, ms from its start to up and to joined. */
+    private long[][] startWorld(String label, List<String> command, int n) throws Exception {
         int store = freeBlock(1, 0);
         int http = freeBlock(n, store);
         int management = freeBlock(n, http + n);
@@ -119,7 +148,7 @@ public class StartupBenchCommand implements Callable<Integer> {
         long[][] times = new long[n][2];
         try {
             for (int r = 0; r < n; r++) {
-                ProcessBuilder b = new ProcessBuilder(setup.javaCommand(jar)).redirectErrorStream(true)
+                ProcessBuilder b = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD);
                 b.command().add("serve");
                 Map<String, String> env = b.environment();
@@ -138,7 +167,7 @@ public class StartupBenchCommand implements Callable<Integer> {
             int left = n;
             while (left > 0) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(setup.label() + ": a rank of " + n + " did not become ready within 120 s");
+                    throw new IllegalStateException(label + ": a rank of " + n + " did not become ready within 120 s");
                 }
                 for (int r = 0; r < n; r++) {
                     if (!up[r] && status(management + r, "/q/health/live") == 200) {
@@ -151,7 +180,7 @@ public class StartupBenchCommand implements Callable<Integer> {
                         left--;
                     }
                     if (!ranks.get(r).isAlive()) {
-                        throw new IllegalStateException(setup.label() + ": rank " + r + " exited with " + ranks.get(r).exitValue());
+                        throw new IllegalStateException(label + ": rank " + r + " exited with " + ranks.get(r).exitValue());
                     }
                 }
                 Thread.sleep(5);
@@ -217,6 +246,10 @@ public class StartupBenchCommand implements Callable<Integer> {
             }
         }
         throw new IOException("no " + n + " consecutive free ports");
+    }
+
+    private static long median(List<Long> values) {
+        return values.stream().mapToLong(Long::longValue).sorted().toArray()[values.size() / 2];
     }
 
     private static String spread(List<Long> values) {

@@ -1,6 +1,6 @@
 package io.symmem.store.etcd;
 
-import io.symmem.config.HostKind;
+import io.symmem.store.HostForm;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +109,7 @@ public record EtcdTarget(List<Endpoint> endpoints, String prefix) {
         if (host.isEmpty()) {
             return Optional.of("endpoint '" + part + "' has no host");
         }
-        Optional<String> hostProblem = HostKind.formProblem(host);
+        Optional<String> hostProblem = HostForm.problem(host);
         if (hostProblem.isPresent()) {
             return Optional.of("endpoint '" + part + "': " + hostProblem.get());
         }

@@ -1,4 +1,4 @@
-package io.symmem.service;
+package io.symmem.world;
 
 import io.symmem.config.LibraryCandidate;
 import io.symmem.config.NvshmemEnvironment;
@@ -86,7 +86,7 @@ public final class NvshmemStartup {
         return world;
     }
 
-    boolean finalized() {
+    public boolean finalized() {
         return finalized;
     }
 

@@ -1,4 +1,4 @@
-package io.symmem.service;
+package io.symmem.world;
 
 /**
  * What every rank publishes at the world rendezvous, and /v1/info shows. cudaDeviceCount: CUDA

@@ -1,4 +1,4 @@
-package io.symmem.service;
+package io.symmem.world;
 
 import io.symmem.config.Backend;
 import io.symmem.nativ.NativeBackend;
@@ -64,7 +64,7 @@ final class BackendSelector {
         }
         if (requested == Backend.NCCL) {
             throw new IllegalArgumentException("the nccl backend opens once NCCL is loaded and its communicator made "
-                    + "(RankRuntime)");
+                    + "(WorldMember)");
         }
         if (requested != Backend.CUDA) {
             throw new IllegalArgumentException("backend " + requested + " is decided at the rendezvous");

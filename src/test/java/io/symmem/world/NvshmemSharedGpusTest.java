@@ -1,4 +1,4 @@
-package io.symmem.service;
+package io.symmem.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.common;
 
 import java.util.function.Function;
 import picocli.CommandLine.ITypeConverter;
@@ -10,10 +10,10 @@ import picocli.CommandLine.TypeConversionException;
  * {@link OptionErrorHandler} puts the command and the option, e.g. {@code symmem demo: --dtype: dtype
  * 'fp8' is unknown; use fp32, bf16 or fp16}, exit status 2.
  */
-abstract class ParsingConverter<T> implements ITypeConverter<T> {
+public abstract class ParsingConverter<T> implements ITypeConverter<T> {
     private final Function<String, T> parser;
 
-    ParsingConverter(Function<String, T> parser) {
+    protected ParsingConverter(Function<String, T> parser) {
         this.parser = parser;
     }
 

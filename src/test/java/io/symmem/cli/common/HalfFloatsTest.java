@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

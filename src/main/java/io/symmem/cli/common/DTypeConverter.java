@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.common;
 
 import io.symmem.collective.DType;
 

@@ -1,4 +1,4 @@
-package io.symmem.cli;
+package io.symmem.cli.common;
 
 /** bf16 / fp16 <-> float conversions (round to nearest even), for the demo and bench. Java 17 has none. */
 public final class HalfFloats {
@@ -66,7 +66,7 @@ public final class HalfFloats {
     }
 
     /** Spacing of representable values of the 16-bit type around |x| (fp16: 10 mantissa bits; bf16: 7). */
-    static double ulpFp16(double x) {
+    public static double ulpFp16(double x) {
         double a = Math.abs(x);
         if (a < 0x1p-14) {
             return 0x1p-24;
@@ -74,7 +74,7 @@ public final class HalfFloats {
         return Math.scalb(1.0, Math.getExponent(a) - 10);
     }
 
-    static double ulpBf16(double x) {
+    public static double ulpBf16(double x) {
         return Math.ulp((float) Math.abs(x)) * 65536.0;
     }
 }

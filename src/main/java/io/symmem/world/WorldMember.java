@@ -1,8 +1,6 @@
-package io.symmem.service;
+package io.symmem.world;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.smallrye.mutiny.Uni;
-import io.symmem.config.Backend;
 import io.symmem.config.InvalidConfigurationException;
 import io.symmem.config.StoreHost;
 import io.symmem.config.SymmemConfig;
@@ -12,31 +10,25 @@ import io.symmem.liveness.Liveness;
 import io.symmem.liveness.LeaseMembers;
 import io.symmem.liveness.LivenessAgent;
 import io.symmem.liveness.WorldFailure;
-import io.symmem.memory.HostIdentity;
 import io.symmem.memory.SymmetricAllocator;
 import io.symmem.nativ.NativeBackend;
 import io.symmem.nativ.NativeCore;
-import io.symmem.nccl.Nccl;
 import io.symmem.nccl.NcclGroups;
-import io.symmem.nccl.NcclVersion;
 import io.symmem.store.EventBusStore;
+import io.symmem.store.GroupNames;
 import io.symmem.store.LiveKeys;
-import io.symmem.store.PrefixStore;
 import io.symmem.store.SideConnectionStore;
 import io.symmem.store.SideConnections;
 import io.symmem.store.Store;
 import io.symmem.store.StoreEventBusService;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreExchange;
-import io.symmem.store.StoreLimits;
 import io.symmem.store.client.TcpStoreClient;
 import io.symmem.store.etcd.EtcdStore;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +37,7 @@ import org.jboss.logging.Logger;
 /**
  * This process as one rank of its world, in plain Java: hosts the store (rank 0 unless
  * SYMMEM_STORE_HOST says otherwise), connects to it, joins liveness, opens the backend and performs the
- * world rendezvous; at the end leaves in order and closes. The service's {@link RankRuntime} (a CDI
+ * world rendezvous; at the end leaves in order and closes. The service's RankRuntime (a CDI
  * bean) and the library's façade ({@code io.symmem.Symmem}) both join through it, so that a library
  * user gets the same store hosting, backend choice and fail-fast liveness as a service rank.
  *
@@ -66,11 +58,6 @@ import org.jboss.logging.Logger;
 public final class WorldMember implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WorldMember.class);
     private static final String LEFT_PREFIX = "symmem/world/left/";
-    private static final String RUN_PREFIX = "symmem/run/";
-    /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
-    static final String JOINS_KEY = "symmem/world/joins";
-    /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's, the world's, liveness'. */
-    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/", "symmem/live/");
 
     /**
      * After a failed join the host keeps serving this long before it closes the store: the other ranks'
@@ -112,6 +99,8 @@ public final class WorldMember implements AutoCloseable {
     private final ObjectMapper json;
     private final int httpPort;
     private final Events events;
+    private final StoreConnector connector;
+    private final RunKeys runKeys;
 
     private volatile StoreServer server;
     /** What the event-bus service forwards to: the LocalStore (rank 0) or the TCP clients (shared + waits). */
@@ -148,6 +137,8 @@ public final class WorldMember implements AutoCloseable {
         this.json = json;
         this.httpPort = httpPort;
         this.events = events;
+        this.connector = new StoreConnector(config, vertx);
+        this.runKeys = new RunKeys(config);
     }
 
     public SymmemConfig config() {
@@ -163,33 +154,30 @@ public final class WorldMember implements AutoCloseable {
             }
             Duration storeTimeout = config.timeout().store();
             if (config.hostsStore()) {
-                server = new StoreServer(vertx, storeLimits(config));
+                server = new StoreServer(vertx, StoreConnector.limits(config));
                 int port = server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
                 if (config.store().portFile().isPresent()) {
-                    publishPort(Path.of(config.store().portFile().get()), port);
+                    StoreConnector.publishPort(Path.of(config.store().portFile().get()), port);
                 }
                 events.storeHosted(server);
+            }
+            if (server == null && config.store().url().isEmpty()) {
+                connector.awaitPublishedPort(storeTimeout);
             }
             liveness = new Liveness(config.rank());
             liveness.whenFailed(this::worldFailed);
             connectStore(storeTimeout);
-            runStore = runScoped(store);
-            checkFirstJoin(storeTimeout);
+            runStore = runKeys.scoped(store);
+            runKeys.checkFirstJoin(runStore, storeTimeout, storeAddress());
             startLiveness(storeTimeout);
-            world = new StoreExchange(runStore, RankRuntime.WORLD, config.rank(), config.worldSize());
-            if (config.backend() == Backend.AUTO) {
-                peers = joinAuto(config.timeout().rendezvous());
-            } else if (config.backend() == Backend.NVSHMEM) {
-                peers = joinNvshmem(config.timeout().rendezvous());
-            } else if (config.backend() == Backend.NCCL) {
-                peers = joinNccl(config.timeout().rendezvous());
-            } else {
-                backend = BackendSelector.openExplicit(config.backend(), config.effectiveLocalRank(),
-                        config.allowOverlappingDevices());
-                peers = rendezvous(mine(backend.name(), backend.device(), backend.deviceName(), NativeCore.cudaDeviceCount()),
-                        config.timeout().rendezvous());
-            }
+            world = new StoreExchange(runStore, GroupNames.WORLD, config.rank(), config.worldSize());
+            BackendJoin.Joined opened = new BackendJoin(config, world, runStore, json, httpPort)
+                    .join(config.timeout().rendezvous());
+            backend = opened.backend();
+            peers = opened.peers();
+            nvshmem = opened.nvshmem();
+            ncclGroups = opened.ncclGroups();
             allocator = new SymmetricAllocator(backend, config.timeout().barrier(),
                     nvshmem == null ? null : nvshmem.world(), ncclGroups);
             livenessAgent.startMonitoring();
@@ -234,25 +222,15 @@ public final class WorldMember implements AutoCloseable {
     }
 
     /**
-     * MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0);
-     * for a store on etcd, SYMMEM_STORE's address.
+     * MASTER_ADDR:port, the port the store was bound to where this rank hosts it (MASTER_PORT may be 0),
+     * or the one rank 0 published where this rank reads it; for a store on etcd, SYMMEM_STORE's address.
      */
     public String storeAddress() {
         if (config.store().url().isPresent()) {
             return config.etcdStore().orElseThrow().describe();
         }
         StoreServer hosted = server;
-        return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : config.masterPort());
-    }
-
-    /**
-     * Writes the store's port to {@code file} (SYMMEM_STORE_PORT_FILE) in one step: written beside it, then
-     * renamed over it, so that a reader polling for the file never reads it half written.
-     */
-    static void publishPort(Path file, int port) throws IOException {
-        Path partial = file.resolveSibling(file.getFileName() + ".partial");
-        Files.writeString(partial, port + "\n");
-        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return config.masterAddr() + ":" + (hosted != null && hosted.port() > 0 ? hosted.port() : connector.port());
     }
 
     /** The store as components use it (through the event bus); null until this rank has reached it. */
@@ -285,21 +263,6 @@ public final class WorldMember implements AutoCloseable {
         return new StoreExchange(runStore, group, rank, worldSize);
     }
 
-    /** The store limits the configuration asks for (SYMMEM_STORE_MAX_*): a rank's, and `symmem store`'s. */
-    public static StoreLimits storeLimits(SymmemConfig config) {
-        return new StoreLimits(config.store().maxKeyBytes(), config.store().maxValueBytes(), config.store().maxKeysPerRequest());
-    }
-
-    /** The store under this run's prefix (SYMMEM_RUN_ID), or the store itself. */
-    private Store runScoped(Store base) {
-        return config.runId().<Store>map(id -> new PrefixStore(RUN_PREFIX + id, base)).orElse(base);
-    }
-
-    /** What {@link #runScoped} puts before a key: the run's prefix and '/', or nothing. */
-    private String runScope() {
-        return config.runId().map(id -> RUN_PREFIX + id + "/").orElse("");
-    }
-
     /**
      * Liveness runs on connections of its own: one holds the member key, the departure WAIT and the
      * beats; the other the monitor's reads. On the hosting rank both are the in-process store.
@@ -311,23 +274,23 @@ public final class WorldMember implements AutoCloseable {
         TcpStoreClient eventsClient = null;
         if (etcdStore != null) {
             // One etcd client multiplexes every call: a watch never holds up a read.
-            eventsStore = runScoped(etcdStore);
+            eventsStore = runKeys.scoped(etcdStore);
             probe = eventsStore;
         } else if (server != null) {
-            eventsStore = runScoped(server.localStore());
+            eventsStore = runKeys.scoped(server.localStore());
             probe = eventsStore;
         } else {
-            eventsClient = connectTcp(storeTimeout);
+            eventsClient = connector.connect(storeTimeout);
             livenessConnections.add(eventsClient);
-            Store probeClient = connectTcp(storeTimeout);
+            Store probeClient = connector.connect(storeTimeout);
             livenessConnections.add(probeClient);
-            eventsStore = runScoped(eventsClient);
-            probe = runScoped(probeClient);
+            eventsStore = runKeys.scoped(eventsClient);
+            probe = runKeys.scoped(probeClient);
         }
         livenessAgent = new LivenessAgent(liveness, eventsStore, probe, config.worldSize(), config.timeout().liveness(),
                 storeAddress(), hostedByRank0, events::worldRecord);
         if (etcdStore != null) {
-            livenessAgent.useLeases(new LeaseMembers(etcdStore, runScope()));
+            livenessAgent.useLeases(new LeaseMembers(etcdStore, runKeys.scope()));
         }
         if (eventsClient != null) {
             eventsClient.whenConnectionLost(livenessAgent::connectionLost);
@@ -351,21 +314,6 @@ public final class WorldMember implements AutoCloseable {
         events.worldFailed(failure);
     }
 
-    /**
-     * A store that outlives a run (a `symmem store` sidecar, a TCPStore) still holds the previous run's
-     * world keys; joining on top of them would pair this rank with ranks that are gone. Every rank counts
-     * itself in; a count above the world size means this run's keys were used before.
-     */
-    private void checkFirstJoin(Duration storeTimeout) {
-        long joins = runStore.add(JOINS_KEY, 1).await().atMost(storeTimeout.plusSeconds(5));
-        if (joins > config.worldSize()) {
-            throw new IllegalStateException("the store at " + storeAddress() + " has seen " + joins + " world joins for "
-                    + config.worldSize() + " ranks" + config.runId().map(id -> " under SYMMEM_RUN_ID=" + id).orElse("")
-                    + ": it holds the keys of an earlier run. Give every run its own SYMMEM_RUN_ID when the store outlives runs"
-                    + " (SYMMEM_STORE_HOST=" + config.store().host().id() + "), or restart the store");
-        }
-    }
-
     /** The store backend of this rank, served on the event bus, and the EventBusStore every component uses. */
     private void connectStore(Duration storeTimeout) {
         if (server != null) {
@@ -373,127 +321,21 @@ public final class WorldMember implements AutoCloseable {
         } else if (config.store().url().isPresent()) {
             // The rank's lease (its member key's, see LeaseMembers) expires one liveness bound after the
             // rank stops renewing it; etcd rounds a TTL up to whole seconds.
-            etcdStore = EtcdStore.connect(config.etcdStore().orElseThrow(), storeTimeout, storeLimits(config),
+            etcdStore = EtcdStore.connect(config.etcdStore().orElseThrow(), storeTimeout, StoreConnector.limits(config),
                     config.timeout().liveness());
             storeBackend = etcdStore;
         } else {
             // A wait holds its connection until answered, and an ADD on a non-integer value costs it: on
             // the shared one either would hold up or fail every other request of the rank (HTTP callers'
             // included), so they run on side connections.
-            sharedStoreClient = connectTcp(storeTimeout);
-            storeBackend = new SideConnectionStore(sharedStoreClient, new SideConnections(() -> connectTcpAsync(storeTimeout)));
+            sharedStoreClient = connector.connect(storeTimeout);
+            storeBackend = new SideConnectionStore(sharedStoreClient, new SideConnections(() -> connector.connectAsync(storeTimeout)));
         }
         storeService = new StoreEventBusService(vertx, storeBackend);
         storeService.register().await().atMost(storeTimeout);
         EventBusStore viaBus = new EventBusStore(vertx, storeAddress(), storeTimeout);
         viaBus.ping().await().atMost(storeTimeout.plusSeconds(5));
         store = new GuardedStore(viaBus, liveness);
-    }
-
-    /** A new connection to the store at MASTER_ADDR:MASTER_PORT, as SYMMEM_STORE_HOST says to talk to it. */
-    private TcpStoreClient connectTcp(Duration storeTimeout) {
-        return connectTcpAsync(storeTimeout).await().atMost(storeTimeout.plusSeconds(5));
-    }
-
-    private Uni<TcpStoreClient> connectTcpAsync(Duration storeTimeout) {
-        // Our StoreServer (rank 0's, or a `symmem store`) holds requests behind a pending WAIT, so a get
-        // is one round trip (WAIT+GET in one write); any other TCPStore server gets one request at a time.
-        TcpStoreClient.Options options = config.store().host() == StoreHost.TCPSTORE
-                ? TcpStoreClient.Options.defaults() : TcpStoreClient.Options.forSymmemServer();
-        return TcpStoreClient.connect(vertx, config.masterAddr(), config.masterPort(), storeTimeout,
-                options.withLimits(storeLimits(config)));
-    }
-
-    /**
-     * SYMMEM_BACKEND=nvshmem: NVSHMEM is loaded (or the rank stops, listing where it looked) before the
-     * world rendezvous, then joined by unique id through the store, then the backend opened on it.
-     */
-    private List<PeerInfo> joinNvshmem(Duration timeout) throws IOException {
-        int device = BackendSelector.explicitDevice(Backend.NVSHMEM, config.effectiveLocalRank(),
-                config.allowOverlappingDevices());
-        NvshmemStartup startup = NvshmemStartup.load(System.getenv());
-        List<PeerInfo> gathered = rendezvous(mine(Backend.NVSHMEM.id(), device, BackendSelector.deviceName(device),
-                NativeCore.cudaDeviceCount()), timeout);
-        startup.join(name -> new StoreExchange(runStore, name, config.rank(), config.worldSize()), config.rank(),
-                config.worldSize(), device, NvshmemStartup.sharedGpus(gathered), timeout);
-        nvshmem = startup;
-        backend = new NativeBackend("nvshmem", device);
-        return gathered;
-    }
-
-    /**
-     * SYMMEM_BACKEND=nccl: NCCL is loaded and checked for symmetric windows (2.27+) before the world
-     * rendezvous (a rank without it stops, saying where it looked), then the world's communicator is
-     * made through the store and the backend opened; every buffer becomes a window of its group's
-     * communicator.
-     */
-    private List<PeerInfo> joinNccl(Duration timeout) throws IOException {
-        int device = BackendSelector.ncclDevice(config.effectiveLocalRank(), config.allowOverlappingDevices());
-        NcclVersion version;
-        try {
-            version = Nccl.load();
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nccl: " + e.getMessage(), e);
-        }
-        if (!version.atLeast(2, 27)) {
-            throw new IllegalStateException("SYMMEM_BACKEND=nccl: NCCL " + version + " from " + Nccl.libraryPath()
-                    + " has no symmetric windows (ncclCommWindowRegister needs 2.27 or later); set SYMMEM_NCCL_LIBRARY "
-                    + "to a newer libnccl.so.2");
-        }
-        List<PeerInfo> gathered = rendezvous(mine(Backend.NCCL.id(), device, BackendSelector.deviceName(device),
-                NativeCore.cudaDeviceCount()), timeout);
-        NcclGroups groups = new NcclGroups(device, config.timeout().collective());
-        groups.communicator(world, timeout);
-        ncclGroups = groups;
-        backend = new NativeBackend("nccl", device);
-        LOG.infof("NCCL %s from %s: world communicator ready on device %d", version, Nccl.libraryPath(), device);
-        return gathered;
-    }
-
-    private PeerInfo mine(String backendName, int device, String deviceName, int cudaDevices) {
-        return new PeerInfo(config.rank(), config.effectiveLocalRank(), HostIdentity.id(),
-                ProcessHandle.current().pid(), httpPort, backendName, device, deviceName, cudaDevices);
-    }
-
-    /**
-     * SYMMEM_BACKEND=auto: every rank publishes the CUDA device it would use (or -1); after the
-     * gather all ranks take the same decision: cuda if every rank has one, else host, logged with why.
-     */
-    private List<PeerInfo> joinAuto(Duration timeout) throws IOException {
-        BackendSelector.CudaCandidate candidate = BackendSelector.candidate(config.effectiveLocalRank(),
-                config.allowOverlappingDevices());
-        List<PeerInfo> gathered = rendezvous(mine(Backend.AUTO.id(), candidate.device(), candidate.deviceName(),
-                candidate.deviceCount()), timeout);
-        String reason = BackendSelector.autoFallbackReason(gathered);
-        List<PeerInfo> decided = new ArrayList<>(gathered.size());
-        if (reason == null) {
-            backend = new NativeBackend("cuda", candidate.device());
-            LOG.infof("SYMMEM_BACKEND=auto: every rank has a CUDA device, using cuda (device %d, %s)", backend.device(),
-                    backend.deviceName());
-            for (PeerInfo p : gathered) {
-                decided.add(p.withBackend("cuda", p.device(), p.deviceName()));
-            }
-        } else {
-            backend = new NativeBackend("host", -1);
-            if (candidate.deviceCount() > 0) {
-                LOG.warnf("SYMMEM_BACKEND=auto: every rank falls back to the host backend: %s", reason);
-            } else {
-                LOG.infof("SYMMEM_BACKEND=auto: using the host backend (%s)", reason);
-            }
-            for (PeerInfo p : gathered) {
-                decided.add(p.withBackend("host", -1, "cpu"));
-            }
-        }
-        return List.copyOf(decided);
-    }
-
-    private List<PeerInfo> rendezvous(PeerInfo mine, Duration timeout) throws IOException {
-        List<byte[]> all = world.allGather(json.writeValueAsBytes(mine), timeout).await().atMost(timeout.plusSeconds(5));
-        List<PeerInfo> result = new ArrayList<>(all.size());
-        for (byte[] bytes : all) {
-            result.add(json.readValue(bytes, PeerInfo.class));
-        }
-        return List.copyOf(result);
     }
 
     /**
@@ -549,7 +391,7 @@ public final class WorldMember implements AutoCloseable {
             // The store outlives this run: every rank is done with it, so take this run's keys away
             // (a long-lived store would otherwise grow by every run, and the run id can be used again).
             try {
-                int removed = removeRunKeys(timeout);
+                int removed = runKeys.remove(runStore, timeout);
                 LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
             } catch (RuntimeException e) {
                 // The run itself is done; only the tidying failed (e.g. a server without LIST_KEYS).
@@ -585,20 +427,6 @@ public final class WorldMember implements AutoCloseable {
         if (server == null && storeBackend != null) {
             storeBackend.close();
         }
-    }
-
-    /** Deletes the keys this run wrote (under its SYMMEM_RUN_ID, or symmem's own prefixes without one). */
-    private int removeRunKeys(Duration timeout) {
-        List<String> mine = runStore.listKeys().await().atMost(timeout).stream()
-                .filter(key -> config.runId().isPresent() || RUN_KEY_PREFIXES.stream().anyMatch(key::startsWith))
-                .toList();
-        int batch = 256; // pipelined deletes, a bounded number in flight
-        for (int from = 0; from < mine.size(); from += batch) {
-            List<Uni<Boolean>> deletes = mine.subList(from, Math.min(mine.size(), from + batch)).stream()
-                    .map(runStore::delete).toList();
-            Uni.join().all(deletes).andFailFast().await().atMost(timeout);
-        }
-        return mine.size();
     }
 
     /**
