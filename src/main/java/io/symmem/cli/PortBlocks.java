@@ -128,7 +128,10 @@ final class PortBlocks {
         return -1;
     }
 
-    /** True when a server socket binds {@code host:port} now, as the rank's server will (address reuse on). */
+    /**
+     * True when a server socket binds {@code host:port} now, as the rank's server (Vert.x) will: address
+     * reuse on, so a port in TIME_WAIT counts as free and a listening one does not.
+     */
     static boolean bindable(String host, int port) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(true);

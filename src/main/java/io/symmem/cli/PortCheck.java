@@ -2,9 +2,6 @@ package io.symmem.cli;
 
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.RankPorts;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,24 +37,13 @@ final class PortCheck {
 
     private static Optional<String> taken(ConfigVariable variable, String value, String host, int port, int offset,
             String what) {
-        if (free(host, port)) {
+        if (PortBlocks.bindable(host, port)) {
             return Optional.empty();
         }
         String setting = value == null ? variable.name() + " unset (" + (port - offset) + ")" : variable.name() + "=" + value;
         return Optional.of(setting + ": port " + port + " (base + LOCAL_RANK " + offset + ") on " + host + " is already in use by "
                 + "another process, so this rank cannot serve " + what + " there; stop that process, or set "
                 + variable.name() + " to a free port");
-    }
-
-    /** Binds as Vert.x does (address reuse on), so a port in TIME_WAIT counts as free, a listening one not. */
-    private static boolean free(String host, int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(host, port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static String value(ConfigVariable variable, Map<String, String> env, Properties properties) {
