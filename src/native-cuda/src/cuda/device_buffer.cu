@@ -84,6 +84,19 @@ ErrorRecords& error_records() {
   return *records;
 }
 
+// Every kernel loaded on `device` before this process's first buffer there is made, so before any
+// collective can spin on it (cuda/kernels.h, load_all_kernels). Once per device; the current
+// device is `device` (init_local set it). A kernel that cannot be loaded here is left to its first
+// launch, which reports why.
+void load_kernels_once(int device) {
+  static std::mutex mutex;
+  static std::unordered_set<int> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (done.count(device) != 0) return;
+  if (load_all_kernels() != cudaSuccess) cudaGetLastError();
+  done.insert(device);
+}
+
 const char* op_name(uint32_t op) {
   switch (op) {
     case kOpBarrier: return "barrier";
@@ -144,6 +157,7 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   // made while other threads' collectives run does not wait for them.
   SYMMEM_RT(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   SYMMEM_TRY(error_records().take(&err_host_, &err_dev_));
+  load_kernels_once(device);
   SYMMEM_TRY(abort_word_for_devices(&abort_dev_));
   // Signal pads, flags, epochs and claim start at zero; then the header.
   void* pad = reinterpret_cast<void*>(local_);
