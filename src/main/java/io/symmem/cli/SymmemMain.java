@@ -25,7 +25,8 @@ import picocli.CommandLine.ParameterException;
  * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
  * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value ExitStatus#CONFIG}; so is a rank's
- * API or management port that another process holds ({@link PortCheck});</li>
+ * API or management port that another process holds ({@link PortCheck}; one taken after that check, at
+ * the server's bind, ends the same way: {@link StartFailure});</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
  * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
  * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
@@ -99,7 +100,7 @@ public class SymmemMain implements QuarkusApplication {
                 System.setProperty(RankRuntime.JOIN_AT_START, "true");
             }
         }
-        Quarkus.run(SymmemMain.class, args);
+        Quarkus.run(SymmemMain.class, StartFailure.ofProcess(), args);
     }
 
     /**
