@@ -33,7 +33,9 @@ import picocli.CommandLine.ParameterException;
  * format.</li>
  * </ul>
  * Which command runs is picocli's answer for the same tree that then executes it ({@link #startupOf}),
- * so that options, abbreviations and `launch`'s own arguments are never mistaken for a command name.
+ * so that options, abbreviations and `launch`'s own arguments are never mistaken for a command name;
+ * where the first argument names a command without subcommands, that name settles it without a parse
+ * ({@link #namedFirst}).
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
@@ -112,11 +114,18 @@ public class SymmemMain implements QuarkusApplication {
         return startupOf(parse(args).command());
     }
 
-    /** The class of the command some arguments run, and whether it runs (rather than print help or fail to parse). */
+    /**
+     * The class of the command some arguments run, and whether it runs (rather than print help or fail to
+     * parse); {@code runs} is read for `serve` only.
+     */
     private record Parsed(Class<?> command, boolean runs) {
     }
 
     private static Parsed parse(String... args) {
+        Parsed named = namedFirst(args);
+        if (named != null) {
+            return named;
+        }
         try {
             CommandLine.ParseResult result = commandLine(CommandLine.defaultFactory()).parseArgs(args);
             List<CommandLine> matched = result.asCommandLineList();
@@ -125,6 +134,30 @@ public class SymmemMain implements QuarkusApplication {
         } catch (ParameterException e) {
             return new Parsed(e.getCommandLine().getCommandSpec().userObject().getClass(), false);
         }
+    }
+
+    /**
+     * The answer picocli's parse would give, where the first argument alone settles it: a top-level command
+     * without subcommands, named first (what `launch` and Kubernetes start: `demo ...`, `serve`), starts as
+     * its class says whatever follows, since a mistake in its options is reported by that command. `serve`
+     * also needs to know that it runs (no help, no mistake), which only a bare `serve` shows without a parse.
+     * Null where picocli must parse. This spares a rank a second build of the whole command tree before
+     * Quarkus starts, the costliest step there: picocli's classes are too old for the JDK's AOT cache, and
+     * the tree is read from annotations by reflection.
+     */
+    private static Parsed namedFirst(String... args) {
+        if (args.length == 0) {
+            return null;
+        }
+        for (Class<?> command : SymmemCommand.class.getAnnotation(CommandLine.Command.class).subcommands()) {
+            CommandLine.Command spec = command.getAnnotation(CommandLine.Command.class);
+            boolean named = spec.name().equals(args[0]) || List.of(spec.aliases()).contains(args[0]);
+            if (named && spec.subcommands().length == 0) {
+                boolean bare = args.length == 1;
+                return command == ServeCommand.class && !bare ? null : new Parsed(command, bare);
+            }
+        }
+        return null;
     }
 
     private static Startup startupOf(Class<?> type) {
