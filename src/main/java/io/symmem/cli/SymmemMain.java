@@ -100,6 +100,8 @@ public class SymmemMain implements QuarkusApplication {
                 // The rank joins its world as soon as the application has started, while the command
                 // line is still being set up for `serve` (which then waits for the join).
                 System.setProperty(RankRuntime.JOIN_AT_START, "true");
+                // From then on it may answer ready, so a SIGTERM from then on is already a normal end.
+                ServeCommand.stopNormallyOnTerm();
             }
         }
         Quarkus.run(SymmemMain.class, StartFailure.ofProcess(), args);
