@@ -9,6 +9,7 @@ import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
+import io.symmem.nativ.NativeCore;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -75,6 +76,13 @@ public class SymmemMain implements QuarkusApplication {
             System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : ExitStatus.CONFIG);
         }
         boolean rank = startup == Startup.RANK;
+        if (rank) {
+            // Every rank opens a backend of libsymmem as it joins; loading the library (JavaCPP's Loader) while
+            // Quarkus boots takes that step off the join, which readiness waits for.
+            Thread load = new Thread(NativeCore::version, "symmem-native-load");
+            load.setDaemon(true);
+            load.start();
+        }
         List<String> problems = rank || startup == Startup.CONFIGURED
                 ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
                 : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
