@@ -30,7 +30,7 @@ if ! podman info >/dev/null 2>&1; then
   [ -n "$if_possible" ] && exit 0 || exit 1
 fi
 if [ -n "$build" ]; then
-  mvn -B -q -DskipTests package
+  ./mvnw -B -q -DskipTests package
 fi
 [ -f target/quarkus-app/quarkus-run.jar ] || { echo "build-image: target/quarkus-app is missing (run mvn package)" >&2; exit 1; }
 work=$root/target/image

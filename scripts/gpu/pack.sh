@@ -31,7 +31,7 @@ else
 fi
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
-  mvn -B -q -DskipTests package
+  ./mvnw -B -q -DskipTests package
 fi
 rm -rf .gpu
 mkdir -p .gpu

@@ -21,6 +21,10 @@ import org.bytedeco.javacpp.annotation.Platform;
 @Platform(include = "symmem.h", link = "symmem")
 final class SymmemLibrary {
     static {
+        // Pointer first, before the Loader's lock: loading this library under that lock initialises Pointer,
+        // while a thread that allocates the first handle initialises Pointer and then waits for that lock. Both
+        // at once (--version's provider on main while the world's join opened its backend) was a deadlock.
+        Pointer.maxBytes();
         Loader.load();
     }
 
