@@ -8,7 +8,6 @@ import io.symmem.service.store.HttpWaitLimit;
 import jakarta.inject.Inject;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import sun.misc.Signal;
 
 @Command(name = "serve", description = "Runs this process as one rank: joins the world and serves HTTP until stopped.")
 public class ServeCommand implements Callable<Integer> {
@@ -40,7 +39,7 @@ public class ServeCommand implements Callable<Integer> {
      * Quarkus starts, since the rank joins (and may answer ready) before this command runs.
      */
     static void stopNormallyOnTerm() {
-        Signal.handle(new Signal("TERM"), signal -> {
+        TermSignal.onTerm(() -> {
             ArcContainer beans = Arc.container();
             if (beans != null && beans.isRunning() && beans.instance(HttpWaitLimit.class).get().endAll() > 0) {
                 pause(ANSWER_GRACE_MS);
