@@ -48,8 +48,11 @@ public final class NvshmemWorld {
     private final String sharedGpus;
     private long heapCalls;
     private boolean finalized;
-    /** A heap call that passed its deadline inside NVSHMEM: no later one can pair up with the peers'. */
-    private String stuckHeapCall;
+    /**
+     * A collective NVSHMEM call (heap or team) that passed its deadline inside NVSHMEM: no later one
+     * can pair up with the peers'.
+     */
+    private String stuckCollectiveCall;
 
     private NvshmemWorld(Function<String, StoreExchange> exchanges, int rank, int worldSize, int device,
             NvshmemCalls calls, String sharedGpus) {
@@ -152,17 +155,25 @@ public final class NvshmemWorld {
     }
 
     private void refuseAfterStuckHeapCall(String what) {
-        if (stuckHeapCall != null) {
-            throw new IllegalStateException(what + " refused: " + stuckHeapCall + " never returned, so the NVSHMEM heap is"
-                    + " closed to this rank (its calls are collective over every PE, one at a time); restart the ranks");
+        if (stuckCollectiveCall != null) {
+            throw new IllegalStateException(what + " refused: " + stuckCollectiveCall + " never returned, so the NVSHMEM heap"
+                    + " and teams are closed to this rank (their calls are collective, one at a time); restart the ranks");
         }
     }
 
+    /**
+     * A collective NVSHMEM call that every rank agreed on, bounded by {@code timeout}; past it the
+     * heap and teams are closed to this rank (NVSHMEM cannot take a call back).
+     */
     private void heapCall(String what, Runnable call, Duration timeout) {
+        collectiveCall(what, call, timeout, "every rank agreed on it through the store");
+    }
+
+    private void collectiveCall(String what, Runnable call, Duration timeout, String afterAgreement) {
         try {
-            awaitNvshmem(what, call, timeout, "every rank agreed on it through the store");
+            awaitNvshmem(what, call, timeout, afterAgreement);
         } catch (NvshmemStuckException e) {
-            stuckHeapCall = what;
+            stuckCollectiveCall = what;
             throw e;
         }
     }
@@ -203,9 +214,11 @@ public final class NvshmemWorld {
     /**
      * The NVSHMEM team of {@code worldRanks} (ascending, equally spaced): collective over every rank of
      * the world, members or not, which must all name the same ranks. Made once; later calls return it.
+     * The split is bounded by {@code timeout} like a heap call (it waits inside NVSHMEM for every PE).
      */
     public synchronized NvshmemTeam team(List<Integer> worldRanks, Duration timeout) {
         requireJoined("team");
+        refuseAfterStuckHeapCall("the NVSHMEM team of ranks " + worldRanks);
         if (sharedGpus != null) {
             throw new UnsupportedOperationException("NVSHMEM teams need one GPU per rank, but " + sharedGpus + ": NVSHMEM "
                     + "would end the process (teams are not supported with several PEs per GPU without MPS); symmem's "
@@ -230,7 +243,10 @@ public final class NvshmemWorld {
         if (existing != null) {
             return existing;
         }
-        int team = calls.teamSplitStrided(shape[0], shape[1], shape[2]);
+        AtomicReference<Integer> split = new AtomicReference<>();
+        heapCall("nvshmem_team_split_strided for ranks " + ranks + " (PE " + rank + ")",
+                () -> split.set(calls.teamSplitStrided(shape[0], shape[1], shape[2])), timeout);
+        int team = split.get();
         if (team >= 0) {
             for (int i = 0; i < ranks.size(); i++) {
                 int worldPe = calls.teamTranslatePe(team, i);
@@ -267,18 +283,24 @@ public final class NvshmemWorld {
                     + "without MPS)", sharedGpus);
             return false;
         }
+        if (stuckCollectiveCall != null) {
+            LOG.warnf("NVSHMEM not finalized: %s never returned, and NVSHMEM's finalize would wait behind it",
+                    stuckCollectiveCall);
+            return false;
+        }
         int live = calls.liveBuffers();
         if (live > 0) {
             LOG.warnf("NVSHMEM not finalized: %d buffer(s) still live on its heap", live);
             return false;
         }
         bootstrap.barrier(timeout).await().atMost(timeout.plusSeconds(5));
-        for (NvshmemTeam t : teamsByRanks.values()) {
+        for (NvshmemTeam t : List.copyOf(teamsByRanks.values())) {
             if (t.isMember()) {
-                calls.teamDestroy(t.team());
+                collectiveCall("nvshmem_team_destroy of the team of ranks " + t.worldRanks() + " (PE " + rank + ")",
+                        () -> calls.teamDestroy(t.team()), timeout, "every rank had reached the finalize barrier");
             }
+            teamsByRanks.remove(t.worldRanks());
         }
-        teamsByRanks.clear();
         awaitNvshmem("NVSHMEM's finalize (PE " + rank + " of " + worldSize + ")", calls::finalizeWorld, timeout,
                 "every rank had reached it");
         finalized = true;

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The NVSHMEM world's protocol through a real store, four ranks as threads, with NVSHMEM itself
@@ -336,6 +337,95 @@ class NvshmemWorldTest {
             assertThat(t.stride()).isEqualTo(2);
         }
         assertThat(nv.splits).hasValue(WORLD);
+    }
+
+    @Test
+    @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTeamSplitStuckInsideNvshmemEndsAtItsDeadlineAndClosesHeapAndTeamsToTheRank() throws Exception {
+        // Every rank names the same team; then rank 3's nvshmem_team_split_strided never returns (it
+        // waits inside NVSHMEM for every PE, with no deadline of its own).
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        CountDownLatch never = new CountDownLatch(1);
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemCalls calls = new DelegatingCalls(nv.forRank(rank)) {
+                    @Override
+                    public int teamSplitStrided(int start, int stride, int size) {
+                        if (rank == 3) {
+                            try {
+                                never.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        return super.teamSplitStrided(start, stride, size);
+                    }
+
+                    @Override
+                    public int teamTranslatePe(int team, int teamPe) {
+                        return 1 + 2 * teamPe;
+                    }
+                };
+                NvshmemWorld w = join(store, rank, calls, TIMEOUT);
+                try {
+                    return w.team(List.of(1, 3), Duration.ofMillis(1500));
+                } catch (NvshmemStuckException e) {
+                    long t0 = System.nanoTime();
+                    assertThatThrownBy(() -> w.allocate("world", 64, TIMEOUT, () -> "never made"))
+                            .hasMessageContaining("nvshmem_malloc of 64 bytes for group 'world' refused")
+                            .hasMessageContaining("nvshmem_team_split_strided for ranks [1, 3] (PE 3) never returned");
+                    assertThatThrownBy(() -> w.team(List.of(0, 2), TIMEOUT)).hasMessageContaining("refused");
+                    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(TIMEOUT.toMillis() / 2);
+                    assertThat(w.finalizeWorld(TIMEOUT)).isFalse();
+                    throw e;
+                }
+            }
+        }));
+        try {
+            for (int r = 0; r < 3; r++) {
+                assertThat(errors.get(r)).as("rank " + r).isNull();
+            }
+            assertThat(errors.get(3)).isInstanceOf(NvshmemStuckException.class)
+                    .hasMessageContaining("nvshmem_team_split_strided for ranks [1, 3] (PE 3)")
+                    .hasMessageContaining("did not finish within 1500 ms although every rank agreed on it through the store");
+            assertThat(nv.finalizes).hasValue(0);
+        } finally {
+            never.countDown();
+        }
+    }
+
+    @Test
+    @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTeamDestroyStuckAtFinalizeEndsAtItsDeadlineNamingTheTeam() throws Exception {
+        FakeNvshmem nv = new FakeNvshmem(1);
+        CountDownLatch never = new CountDownLatch(1);
+        NvshmemCalls calls = new DelegatingCalls(nv.forRank(0)) {
+            @Override
+            public int teamTranslatePe(int team, int teamPe) {
+                return teamPe;
+            }
+
+            @Override
+            public void teamDestroy(int team) {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        try (TcpStoreClient store = ranks.client()) {
+            NvshmemWorld w = NvshmemWorld.join(name -> new StoreExchange(store, "solo-" + name, 0, 1), 0, 1, 0, calls,
+                    TIMEOUT);
+            w.team(List.of(0), TIMEOUT);
+            assertThatThrownBy(() -> w.finalizeWorld(Duration.ofMillis(800))).isInstanceOf(NvshmemStuckException.class)
+                    .hasMessageContaining("nvshmem_team_destroy of the team of ranks [0] (PE 0)")
+                    .hasMessageContaining("did not finish within 800 ms");
+            assertThat(nv.finalizes).hasValue(0);
+            assertThat(w.finalizeWorld(TIMEOUT)).isFalse();
+        } finally {
+            never.countDown();
+        }
     }
 
     @Test
