@@ -114,7 +114,12 @@ static void init_and_collectives_ok() {
   CHECK(size == 80);             // sizeof(ncclConfig_v22800)
   CHECK(magic == 0xcafebeefu);   // NCCL_CONFIG_INITIALIZER's magic
   CHECK(version == 22800);       // the layout's version, not the loaded library's
-  CHECK(blocking == 0);          // non-blocking: our waits have deadlines
+  CHECK(blocking == 0);          // non-blocking: the init's wait has a deadline
+  // The data communicator: a blocking split sharing the parent's resources and abort flag.
+  int split_blocking = -1, split_share = -1;
+  fake_fn<void (*)(int*, int*)>("fake_nccl_split_config")(&split_blocking, &split_share);
+  CHECK(fake_count("fake_nccl_splits") == 1);
+  CHECK(split_blocking == 1 && split_share == 1);
   CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_reduce(c, buf, nullptr, 7, 9, 1, 0, nullptr, 1000));  // rank 1: no recv needed
   CHECK_OK(symmem_nccl_broadcast(c, nullptr, buf, 7, 8, 0, nullptr, 1000));  // send only on root
@@ -130,7 +135,7 @@ static void init_and_collectives_ok() {
   CHECK_STATUS(symmem_nccl_group_end(1000), SYMMEM_ERR_STATE);
   CHECK(symmem_nccl_comm_aborted(c) == 0);
   CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
-  CHECK(fake_count("fake_nccl_finalizes") == 1 && fake_count("fake_nccl_destroys") == 1);
+  CHECK(fake_count("fake_nccl_finalizes") == 2 && fake_count("fake_nccl_destroys") == 2);  // child, parent
   CHECK(fake_count("fake_nccl_aborts") == 0);
   CHECK_OK(symmem_nccl_comm_destroy(nullptr, 1000));
 }
@@ -203,7 +208,7 @@ static void collective_deadline() {
   CHECK(took >= 240 && took < 2000);
   CHECK_ERROR_HAS("allReduce(bf16 avg, 7 elements) on group 'dp' (rank 1 of 2)");
   CHECK_ERROR_HAS("within 250 ms; communicator aborted");
-  CHECK(fake_count("fake_nccl_aborts") == 1);
+  CHECK(fake_count("fake_nccl_aborts") == 2);  // the parent (the lever), then the blocked child
   CHECK(symmem_nccl_comm_aborted(c) == 1);
   setenv("FAKE_NCCL_MODE", "ok", 1);
   CHECK_STATUS(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 250), SYMMEM_ERR_STATE);
@@ -256,7 +261,7 @@ static void process_abort() {
   CHECK_ERROR_HAS("allReduce(fp32 sum, 7 elements) on group 'busy' (rank 0 of 2): aborted: symmem_abort: rank 1 is gone (test)");
   CHECK(symmem_nccl_comm_aborted(idle) == 1);
   CHECK(symmem_nccl_comm_aborted(busy) == 1);
-  CHECK(fake_count("fake_nccl_aborts") == 2);
+  CHECK(fake_count("fake_nccl_aborts") == 4);  // parent and child of each
   setenv("FAKE_NCCL_MODE", "ok", 1);
   uint8_t uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
   CHECK_OK(symmem_nccl_unique_id(uid));
@@ -269,7 +274,7 @@ static void process_abort() {
   symmem_nccl_comm* fresh = init(1, 0, nullptr, 1000);
   CHECK_OK(symmem_nccl_all_reduce(fresh, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_comm_destroy(fresh, 1000));
-  CHECK(fake_count("fake_nccl_aborts") == 2);
+  CHECK(fake_count("fake_nccl_aborts") == 4);
 }
 
 static void explicit_abort() {
@@ -281,6 +286,49 @@ static void explicit_abort() {
   CHECK_STATUS(symmem_nccl_all_gather(c, buf, buf, 1, 7, nullptr, 1000), SYMMEM_ERR_STATE);
   CHECK_ERROR_HAS("the communicator was aborted (the application gave up)");
   CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  CHECK(fake_count("fake_nccl_aborts") == 2);
+}
+
+// symmem_nccl_comm_abort from another thread ends a collective blocked inside NCCL (its thread holds
+// the communicator's mutex): the abort pulls the lever instead of waiting for the mutex.
+static void abort_ends_a_blocked_collective() {
+  load_fake();
+  symmem_nccl_comm* c = init(2, 0, "group 'tp'", 1000);
+  setenv("FAKE_NCCL_MODE", "coll_hang", 1);
+  std::thread aborter([c] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK_OK(symmem_nccl_comm_abort(c, "the peer is gone (test)"));
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_STATUS(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 30000), SYMMEM_ERR_ABORTED);
+  double took = ms_since(t0);
+  aborter.join();
+  CHECK(took >= 140 && took < 3000);
+  CHECK_ERROR_HAS("allReduce(fp32 sum, 7 elements) on group 'tp' (rank 0 of 2): aborted: the peer is gone (test)");
+  CHECK(symmem_nccl_comm_aborted(c) == 1);
+  CHECK(fake_count("fake_nccl_aborts") == 2);
+  setenv("FAKE_NCCL_MODE", "ok", 1);
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  symmem_nccl_comm* fresh = init(1, 0, nullptr, 1000);
+  CHECK_OK(symmem_nccl_all_reduce(fresh, buf, buf, 7, 7, 0, nullptr, 1000));
+  CHECK_OK(symmem_nccl_comm_destroy(fresh, 1000));
+}
+
+// A split that never completes (a rank stopped between its init and the split): the init ends at
+// its deadline, naming the split, with the parent aborted.
+static void split_deadline() {
+  load_fake();
+  setenv("FAKE_NCCL_MODE", "split_hang", 1);
+  uint8_t uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
+  CHECK_OK(symmem_nccl_unique_id(uid));
+  symmem_nccl_comm* c = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_STATUS(symmem_nccl_comm_init_rank(2, uid, 1, -1, "group 'world'", 300, &c), SYMMEM_ERR_TIMEOUT);
+  double took = ms_since(t0);
+  CHECK(c == nullptr);
+  CHECK(took >= 290 && took < 2000);
+  CHECK_ERROR_HAS("ncclCommSplit(blocking data communicator) on group 'world' (rank 1 of 2)");
+  CHECK_ERROR_HAS("within 300 ms; communicator aborted");
   CHECK(fake_count("fake_nccl_aborts") == 1);
 }
 
@@ -346,6 +394,8 @@ int main() {
                         {"async_error", async_error},
                         {"process_abort", process_abort},
                         {"explicit_abort", explicit_abort},
+                        {"abort_ends_a_blocked_collective", abort_ends_a_blocked_collective},
+                        {"split_deadline", split_deadline},
                         {"symmetric_memory_needs_newer_nccl", symmetric_memory_needs_newer_nccl}};
   int failed = 0;
   for (const Case& c : cases) {

@@ -68,6 +68,7 @@ bool try_load(const char* path, std::string* why) {
   get("ncclGroupStart", &t.GroupStart);
   get("ncclGroupEnd", &t.GroupEnd);
   std::string optional_missing;  // allowed: the calls that need them say so
+  dl_symbol(h, "ncclCommSplit", &t.CommSplit, &optional_missing);
   dl_symbol(h, "ncclMemAlloc", &t.MemAlloc, &optional_missing);
   dl_symbol(h, "ncclMemFree", &t.MemFree, &optional_missing);
   dl_symbol(h, "ncclCommWindowRegister", &t.CommWindowRegister, &optional_missing);
