@@ -427,8 +427,13 @@ symmem_status symmem_stream_marker_free(symmem_stream_marker* marker);
  * chosen by the caller and resolves each entry point with dlsym (docs/nccl.md). In a build without
  * CUDA every call here fails with SYMMEM_ERR_UNSUPPORTED.
  *
- * Communicators are NON-BLOCKING NCCL communicators (ncclConfig_t.blocking = 0): every call returns
- * within its timeout_ms. A wait that passes its deadline (init whose peers never join, a collective
+ * A communicator is made NON-BLOCKING (ncclConfig_t.blocking = 0) and then, where NCCL has
+ * ncclCommSplit (2.18+), split into a BLOCKING one that shares its resources and abort flag: the
+ * collectives, groups and windows run on that one, so NCCL enqueues in the calling thread as in its
+ * own C loop (a non-blocking NCCL starts a thread per call). Every call still returns within its
+ * timeout_ms: a call that waits inside NCCL (a first collective connecting its peers, a collective
+ * registration, a finalize) is ended at its deadline by aborting the non-blocking parent, which
+ * raises the shared flag (nccl/nccl_comm.cpp says why that is safe). A wait that passes its deadline (init whose peers never join, a collective
  * that does not complete, a finalize that does not end) calls ncclCommAbort and fails with
  * SYMMEM_ERR_TIMEOUT naming the operation, the communicator's label, the rank and the deadline; an
  * asynchronous NCCL error aborts it too (SYMMEM_ERR_SYSTEM with NCCL's texts). symmem_abort aborts
@@ -458,7 +463,8 @@ symmem_status symmem_nccl_version(int* out_code, int* out_major, int* out_minor,
 /* ncclGetUniqueId: SYMMEM_NCCL_UNIQUE_ID_BYTES bytes into out_id. */
 symmem_status symmem_nccl_unique_id(uint8_t* out_id);
 
-/* ncclCommInitRankConfig with blocking = 0, waited for up to timeout_ms. device >= 0 is made
+/* ncclCommInitRankConfig with blocking = 0, then ncclCommSplit into the blocking data communicator
+ * (splitShare = 1), both waited for up to timeout_ms in all. device >= 0 is made
  * current for this and every later call on the communicator (the caller's current device is
  * restored); -1 uses the device current at this call and never sets one. label names the
  * communicator in messages ("group 'world'"); NULL or "" gives "communicator of N ranks". */
@@ -466,7 +472,8 @@ symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, i
                                          const char* label, int timeout_ms,
                                          symmem_nccl_comm** out);
 /* Requests ncclCommAbort now (from any thread): done at once when no call is using the
- * communicator, else by that call at its next polling turn, which then fails SYMMEM_ERR_ABORTED. */
+ * communicator, else by that call at its next polling turn, or (a call blocked inside NCCL) as soon
+ * as the raised abort flag lets it return; that call then fails SYMMEM_ERR_ABORTED. */
 symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason);
 /* 1 once the communicator is aborted (or an abort was requested). */
 int symmem_nccl_comm_aborted(symmem_nccl_comm* comm);
@@ -480,8 +487,10 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms);
  * operation enqueued through it. */
 symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream, int timeout_ms);
 
-/* Collectives: ENQUEUE on `stream` and return (call symmem_nccl_comm_synchronize to wait). Outside
- * a group, NCCL's ncclInProgress answer is polled to its end within timeout_ms; inside
+/* Collectives: ENQUEUE on `stream` and return (call symmem_nccl_comm_synchronize to wait). NCCL
+ * enqueues before it returns (a first call of an algorithm may wait for the peers to connect: at
+ * timeout_ms the communicator is aborted); without ncclCommSplit, NCCL's ncclInProgress answer is
+ * polled to its end within timeout_ms instead. Inside
  * symmem_nccl_group_start/end the group end does that. Buffers are device pointers; counts are
  * elements. Reduce: recv is used on the root only. Broadcast: send is read on the root only. */
 symmem_status symmem_nccl_all_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
