@@ -82,6 +82,11 @@ void pull_lever(symmem_nccl_comm* c) {
   c->parent = nullptr;
 }
 
+void end_busy(symmem_nccl_comm* c) {
+  if (c->busy_until_ns.exchange(0) == kBusyClaimed)
+    while (!c->lever_pulled.load()) std::this_thread::yield();
+}
+
 Wait lever_wait(symmem_nccl_comm* c) {
   if (!c->lever_pulled.load()) return Wait::kDone;
   return aborted() || c->abort_requested.load() ? Wait::kAborted : Wait::kTimeout;
@@ -127,6 +132,16 @@ void on_process_abort(const char* reason) {
 // How often the watchdog looks at the blocking calls in progress: the precision of their deadlines.
 constexpr int64_t kWatchdogPeriodNs = 2'000'000;
 
+// Pulls the lever of the call busy until `until`, if that call is still in progress (see kBusyClaimed).
+void expire(symmem_nccl_comm* c, int64_t until) {
+  std::lock_guard<std::mutex> lock(c->lever_mu);
+  if (c->parent == nullptr) return;
+  if (!c->busy_until_ns.compare_exchange_strong(until, kBusyClaimed)) return;  // it returned meanwhile
+  c->lever_pulled.store(true);
+  abort_handle(api(), c, c->parent);
+  c->parent = nullptr;
+}
+
 // One thread per process, started with the first communicator that has a lever: it ends the blocking
 // calls that pass their deadline. The callers only store their deadline (no wake-up on the hot path).
 void watchdog() {
@@ -136,7 +151,7 @@ void watchdog() {
     int64_t now = now_ns();
     for (symmem_nccl_comm* c : g_registry) {
       int64_t until = c->busy_until_ns.load();
-      if (until != 0 && (now >= until || c->abort_requested.load() || aborted())) pull_lever(c);
+      if (until > 0 && (now >= until || c->abort_requested.load() || aborted())) expire(c, until);
     }
   }
 }
@@ -173,6 +188,11 @@ std::string where(const symmem_nccl_comm* c, const std::string& op) {
 
 // Refuses work on an aborted communicator or in an aborted process.
 symmem_status usable(symmem_nccl_comm* c, const std::string& op) {
+  // A pulled lever raised the abort flag: whatever the last call answered, nothing may run on it.
+  if (!c->aborted && c->lever_pulled.load())
+    abort_locked(c, aborted() || c->abort_requested.load()
+                        ? (aborted() ? "symmem_abort: " + abort_reason() : requested_reason(c))
+                        : "a blocking NCCL call on it passed its deadline");
   if (c->aborted)
     return fail(SYMMEM_ERR_STATE, "%s: the communicator was aborted (%s); close it and create a new one",
                 where(c, op).c_str(), c->aborted_why.c_str());
@@ -329,7 +349,8 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
   if (symmem_status s = require_loaded(x.name, &a); s != SYMMEM_OK) return s;
   std::lock_guard<std::mutex> lock(c->mu);
   // The usual case (a usable communicator) is checked without building the operation's text.
-  if (c->aborted || aborted() || c->abort_requested.load() || c->handle == nullptr) {
+  if (c->aborted || aborted() || c->abort_requested.load() || c->handle == nullptr ||
+      c->lever_pulled.load(std::memory_order_relaxed)) {
     if (symmem_status s = usable(c, describe(x)); s != SYMMEM_OK) return s;
   }
   Deadline deadline(timeout_ms);
@@ -347,7 +368,7 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
     return usable(c, describe(x));
   }
   int r = call(a);
-  c->busy_until_ns.store(0);
+  end_busy(c);
   if (r == kSuccess && t_group_depth == 0 && !c->lever_pulled.load()) return SYMMEM_OK;
   const std::string op = describe(x);
   if (Wait w = lever_wait(c); w != Wait::kDone)
@@ -648,6 +669,8 @@ symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream,
         if (async != kSuccess && async != kInProgress)
           return fail_wait(Wait::kError, async, comm, op, timeout_ms, "");
       }
+      if (done && comm->lever_pulled.load())  // the abort flag rose while it ran: no trusted result
+        return fail_wait(lever_wait(comm), kInProgress, comm, op, timeout_ms, "did not complete");
       if (done) return SYMMEM_OK;
       if (aborted() || comm->abort_requested.load())
         return fail_wait(Wait::kAborted, kInProgress, comm, op, timeout_ms, "");
@@ -749,7 +772,7 @@ symmem_status symmem_nccl_group_end(int timeout_ms) {
       for (symmem_nccl_comm* c : t_group_comms) c->busy_until_ns.store(deadline.end_ns());
     int r = a->GroupEnd();
     if (outermost)
-      for (symmem_nccl_comm* c : t_group_comms) c->busy_until_ns.store(0);
+      for (symmem_nccl_comm* c : t_group_comms) end_busy(c);
     t_group_depth--;
     if (t_group_depth > 0) {  // an inner group end: NCCL launches only at the outermost one
       return r == kSuccess ? SYMMEM_OK : fail_nccl(r, nullptr, "ncclGroupEnd (nested)");

@@ -108,11 +108,18 @@ void pull_lever(symmem_nccl_comm* c);
 // Runs one NCCL call on c->handle that may block on a blocking communicator (a first collective
 // connects peers, window registration is collective, finalize waits for the work): marked busy until
 // `deadline` so that the watchdog or an abort can end it. After it, lever_wait says whether it was.
+// busy_until_ns while the watchdog pulls the lever of a call that passed its deadline. The watchdog
+// claims the call by compare-and-swap, so a call that returns just as its deadline passes is either
+// claimed (and fails) or not (and the lever stays down): never a lever pulled under a call that
+// already reported success.
+constexpr int64_t kBusyClaimed = -1;
+// Ends a busy period; if the watchdog claimed it, waits the few instructions until lever_pulled shows.
+void end_busy(symmem_nccl_comm* c);
 template <class F>
 int call_busy(symmem_nccl_comm* c, const Deadline& deadline, F f) {
   c->busy_until_ns.store(deadline.end_ns());
   int r = f();
-  c->busy_until_ns.store(0);
+  end_busy(c);
   return r;
 }
 // The windows no longer belong to NCCL (it releases them with the communicator): their buffers may
