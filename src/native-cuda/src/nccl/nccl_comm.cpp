@@ -533,7 +533,7 @@ symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason)
 
 int symmem_nccl_comm_aborted(symmem_nccl_comm* comm) {
   if (comm == nullptr) return 0;
-  if (comm->abort_requested.load()) return 1;
+  if (comm->abort_requested.load() || comm->lever_pulled.load()) return 1;  // without waiting for mu
   std::lock_guard<std::mutex> lock(comm->mu);
   return comm->aborted ? 1 : 0;
 }
