@@ -457,6 +457,14 @@ symmem_status symmem_nccl_load(const char* const* paths, int n);
 int symmem_nccl_loaded(void);
 /* The file the loaded NCCL came from (as the dynamic loader resolved it); "" before loading. */
 const char* symmem_nccl_library_path(void);
+/* NCCL_RUNTIME_CONNECT as NCCL's first communicator init will read it, and where it came from:
+ * "NCCL_RUNTIME_CONNECT=0 (set by symmem)" (the load sets 0 when the environment has no value: NCCL
+ * then connects every algorithm during the init, under its deadline, and no collective waits for a
+ * peer in the calling thread) or "NCCL_RUNTIME_CONNECT=<v> (from the environment)" (kept as is;
+ * with 1, a first collective connects lazily and a peer that never comes can hold it past its
+ * timeout_ms); "" before loading. NCCL reads it once per process: a NCCL communicator created in
+ * this process before symmem_nccl_load (by other code) fixes it. */
+const char* symmem_nccl_runtime_connect(void);
 /* ncclGetVersion's code (X*10000+Y*100+Z) and its parts; any out pointer may be NULL.
  * SYMMEM_ERR_STATE before loading. (NCCL's C API has no run-time suffix.) */
 symmem_status symmem_nccl_version(int* out_code, int* out_major, int* out_minor, int* out_patch);

@@ -332,6 +332,42 @@ static void split_deadline() {
   CHECK(fake_count("fake_nccl_aborts") == 1);
 }
 
+// A peer that never calls the collective (it skipped it, or hangs elsewhere): the collective must not
+// wait for it in the calling thread, where no deadline reaches reliably (NCCL's default since 2.22
+// connects an algorithm's peers at its first collective, in that thread). symmem has NCCL connect
+// everything at init, under the init's deadline, so the call enqueues at once and the wait happens
+// on the device, where synchronize's deadline and abort end it (not reachable without a GPU).
+static void a_first_collective_does_not_wait_for_an_absent_peer() {
+  load_fake();
+  symmem_nccl_comm* c = init(2, 0, "group 'dp'", 1000);
+  setenv("FAKE_NCCL_MODE", "peer_absent", 1);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 250));
+  CHECK_OK(symmem_nccl_group_start());
+  CHECK_OK(symmem_nccl_all_gather(c, buf, buf, 1, 7, nullptr, 250));
+  CHECK_OK(symmem_nccl_group_end(250));
+  double took = ms_since(t0);
+  CHECK(took < 200);
+  CHECK(symmem_nccl_comm_aborted(c) == 0);
+  CHECK_OK(symmem_nccl_comm_abort(c, "the peer never came (test)"));
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  CHECK(fake_count("fake_nccl_runtime_connect") == 0);  // what NCCL's first init read
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "NCCL_RUNTIME_CONNECT=0 (set by symmem)") == 0);
+}
+
+// A NCCL_RUNTIME_CONNECT the user set is NCCL's to read, unchanged; symmem says where it came from.
+static void runtime_connect_from_the_environment() {
+  setenv("NCCL_RUNTIME_CONNECT", "1", 1);
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "") == 0);  // before loading
+  load_fake();
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "NCCL_RUNTIME_CONNECT=1 (from the environment)") == 0);
+  symmem_nccl_comm* c = init(1, 0, nullptr, 1000);
+  CHECK(fake_count("fake_nccl_runtime_connect") == 1);
+  CHECK(std::strcmp(std::getenv("NCCL_RUNTIME_CONNECT"), "1") == 0);
+  CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+}
+
 // The fake is a NCCL without ncclMemAlloc and the window calls (as a NCCL older than 2.19 / 2.27
 // is): the nccl backend and window registration must say which NCCL they need, and argument
 // errors come first. Registration of real GPU buffers is covered on the GPU (test_nccl_gpu).
@@ -396,6 +432,9 @@ int main() {
                         {"explicit_abort", explicit_abort},
                         {"abort_ends_a_blocked_collective", abort_ends_a_blocked_collective},
                         {"split_deadline", split_deadline},
+                        {"a_first_collective_does_not_wait_for_an_absent_peer",
+                         a_first_collective_does_not_wait_for_an_absent_peer},
+                        {"runtime_connect_from_the_environment", runtime_connect_from_the_environment},
                         {"symmetric_memory_needs_newer_nccl", symmetric_memory_needs_newer_nccl}};
   int failed = 0;
   for (const Case& c : cases) {
@@ -405,6 +444,7 @@ int main() {
       alarm(20);  // a hang is a failure, not a stuck ctest
       unsetenv("FAKE_NCCL_MODE");
       unsetenv("FAKE_NCCL_VERSION");
+      unsetenv("NCCL_RUNTIME_CONNECT");
       c.fn();
       std::fflush(stderr);
       _exit(0);
@@ -412,7 +452,7 @@ int main() {
     int status = 0;
     waitpid(pid, &status, 0);
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    std::printf("%-28s %s\n", c.name, ok ? "ok" : "FAILED");
+    std::printf("%-52s %s\n", c.name, ok ? "ok" : "FAILED");
     if (!ok) failed++;
   }
   return failed == 0 ? 0 : 1;
