@@ -430,10 +430,13 @@ symmem_status symmem_stream_marker_free(symmem_stream_marker* marker);
  * A communicator is made NON-BLOCKING (ncclConfig_t.blocking = 0) and then, where NCCL has
  * ncclCommSplit (2.18+), split into a BLOCKING one that shares its resources and abort flag: the
  * collectives, groups and windows run on that one, so NCCL enqueues in the calling thread as in its
- * own C loop (a non-blocking NCCL starts a thread per call). Every call still returns within its
- * timeout_ms: a call that waits inside NCCL (a first collective connecting its peers, a collective
- * registration, a finalize) is ended at its deadline by aborting the non-blocking parent, which
- * raises the shared flag (nccl/nccl_comm.cpp says why that is safe). A wait that passes its deadline (init whose peers never join, a collective
+ * own C loop (a non-blocking NCCL starts a thread per call). NCCL connects every algorithm during
+ * the init and the split (symmem_nccl_runtime_connect), under their deadline, so a collective never
+ * waits for a peer in the calling thread: it enqueues, and a peer that never comes holds only the
+ * device, where symmem_nccl_comm_synchronize's deadline ends it. A call that does wait inside NCCL
+ * (a window registration, a finalize: both collective) is ended at its deadline by aborting the
+ * non-blocking parent, which raises the shared flag; that lever is a last resort (nccl/nccl_comm.cpp
+ * says why). A wait that passes its deadline (init whose peers never join, a collective
  * that does not complete, a finalize that does not end) calls ncclCommAbort and fails with
  * SYMMEM_ERR_TIMEOUT naming the operation, the communicator's label, the rank and the deadline; an
  * asynchronous NCCL error aborts it too (SYMMEM_ERR_SYSTEM with NCCL's texts). symmem_abort aborts

@@ -14,13 +14,24 @@
 // sockets, the work FIFO, the kernels through its device copy), and ncclCommAbort raises it first.
 //
 // Deadlines and aborts on the data path:
+// - no collective waits for a peer in the host: NCCL 2.22+ would connect an algorithm's peers at its
+//   first collective, in the calling thread (NCCL_RUNTIME_CONNECT, default 1), but the loader sets
+//   NCCL_RUNTIME_CONNECT=0 unless the user set it (nccl_loader.cpp), so the init and the split connect
+//   every algorithm, non-blocking and under the init's deadline; symmetric kernels set up at the
+//   first NCCL_WIN_COLL_SYMMETRIC window registration (sym_kernels.cc, dev_runtime.cc). A peer that
+//   never comes then holds only the device, and a collective enqueues and returns;
 // - a collective that never completes on the device is seen by our own wait (synchronize: an event
-//   query with a deadline, as PyTorch's watchdog does), which then aborts the communicator;
-// - a blocking call that waits in the host (the first collective of an algorithm connects its peers,
-//   window registration and finalize are collective) is marked busy with its deadline; a watchdog
-//   thread, or an abort request, then aborts the PARENT (pull_lever): nobody calls into the parent
-//   after the split, so this is no concurrent use of a communicator, and its abort raises the shared
-//   flag, the stuck call returns an error, and its own thread aborts the child (abort_locked).
+//   query with a deadline, as PyTorch's watchdog does), which then aborts the communicator (the
+//   kernels poll the abort flag);
+// - a blocking call that still waits in the host (window registration and finalize are collective;
+//   a first collective where the user set NCCL_RUNTIME_CONNECT=1) is marked busy with its deadline;
+//   a watchdog thread, or an abort request, then aborts the PARENT (pull_lever): nobody calls into
+//   the parent after the split, so this is no concurrent use of a communicator, and its abort raises
+//   the shared flag, the stuck call returns an error, and its own thread aborts the child
+//   (abort_locked). In NCCL 2.28.9's source the bootstrap socket waits (accept, send, recv) check
+//   that flag; yet a 2-GPU run (2026-11-26) saw a first collective connecting to a peer that never
+//   came stay in NCCL 60 s after the lever was pulled, at a wait not identified. So the lever is a
+//   last resort, not a guarantee: what must end on time (collectives) does not wait in the host.
 // NCCL's own advice (user guide, fault tolerance) is non-blocking communicators for aborts "at any
 // point"; the lever keeps that property for the one communicator that has no caller. Without
 // ncclCommSplit (NCCL < 2.18) the communicator stays non-blocking end to end, polled as before.
@@ -339,9 +350,9 @@ std::string last_op_text(const symmem_nccl_comm* c) {
 }
 
 // Enqueues one collective. On the blocking data communicator NCCL enqueues before it returns (busy
-// meanwhile: the first call of an algorithm may wait for peers). Without one, an ncclInProgress answer
-// (the enqueue continues in NCCL's threads) is polled to its end within the deadline; inside a group
-// the group end does that.
+// meanwhile, for the lever: with NCCL_RUNTIME_CONNECT=1 a first call of an algorithm waits for its
+// peers). Without one, an ncclInProgress answer (the enqueue continues in NCCL's threads) is polled
+// to its end within the deadline; inside a group the group end does that.
 template <class Call>
 symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout_ms, Call call) {
   if (symmem_status s = check_comm_args(c, x, timeout_ms); s != SYMMEM_OK) return s;
