@@ -3,10 +3,10 @@
 # abort checks that must hold with it, in one go (about 6-9 minutes on 2 GPUs):
 #   1. native build (CPU, in the background): symmem_nccl_bench, test_nccl_fake, test_nccl_gpu
 #   2. the abort checks: world 1 (an init whose rank 1 never comes ends at its deadline, the same cut
-#      short by NativeCore.abort, recovery) and world 2 (rank 1 skips rank 0's FIRST allReduce: on the
-#      blocking data communicator rank 0 waits inside NCCL for its peer to connect; the deadline must
-#      still end it, with the communicator aborted, and a new communicator must work), correctness at
-#      world 2
+#      short by NativeCore.abort, recovery) and world 2 (rank 1 skips rank 0's FIRST allReduce: NCCL
+#      connected every algorithm at init (symmem sets NCCL_RUNTIME_CONNECT=0; checked in NCCL's own
+#      ENV log), so rank 0's call enqueues and its synchronize ends at the 3 s deadline, the
+#      communicator aborted, and a new communicator must work), correctness at world 2
 #   3. symmem_nccl_bench: NCCL's own C loop (ncclAllReduce on its own blocking communicator) beside
 #      symmem's C ABI call (symmem_nccl_all_reduce), plain cudaMalloc memory and NCCL_WIN_COLL_SYMMETRIC
 #      windows, in place and out of place, bf16 sum, 4 KiB..256 MiB by 4x, world = 2 (or 1)
@@ -16,7 +16,8 @@
 #      (windows, 200 cycles, abort with a window registered) on the real NCCL
 #   6. LAST: the table (NCCL C loop | C ABI | Java, and the differences; host = µs a call costs the
 #      caller before the stream sync) and the steps
-# The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh.
+# The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
+# libsymmem: pack again after any native change).
 #   bash scripts/gpu/run-nccl-speed.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,8 +53,16 @@ BUILD_PID=$!
 export SYMMEM_BACKEND=cuda MASTER_PORT=29661
 step "world 1: abort (init deadline 5 s, NativeCore.abort, recovery)" 90 abort.log "${SYMMEM[@]}" nccl-check abort --deadline-ms 5000
 if (( W >= 2 )); then
-  step "world 2: first allReduce skipped by rank 1 ends at its 3 s deadline + recovery" 120 abort.log \
+  # NCCL's ENV log says what it read for NCCL_RUNTIME_CONNECT (once per process); to /tmp, as $OUT
+  # brings back 8 files at most.
+  rm -f /tmp/nccl-hang-env.*.log
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV NCCL_DEBUG_FILE=/tmp/nccl-hang-env.%p.log \
+    step "world 2: first allReduce skipped by rank 1 ends at its 3 s deadline + recovery" 120 abort.log \
     "${SYMMEM[@]}" launch -n 2 nccl-check hang --deadline-ms 3000
+  { echo "=== NCCL's ENV and WARN lines of the hang check"; cat /tmp/nccl-hang-env.*.log 2>/dev/null; } >> "$OUT/abort.log"
+  n=$(cat /tmp/nccl-hang-env.*.log 2>/dev/null | grep -c "NCCL_RUNTIME_CONNECT set by environment to 0")
+  note "world 2: both ranks' NCCL read NCCL_RUNTIME_CONNECT=0 (set by symmem)" \
+    "$([[ $n -ge 2 ]] && echo PASS || echo "FAIL ($n of 2 processes; abort.log)")"
   step "world 2: correctness, 5 collectives x 8 dtypes x ops x 4 sizes" 240 abort.log "${SYMMEM[@]}" launch -n 2 nccl-check correctness
 else
   note "world 2 checks" "SKIPPED (1 GPU)"
