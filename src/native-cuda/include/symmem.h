@@ -466,7 +466,9 @@ const char* symmem_nccl_library_path(void);
  * peer in the calling thread) or "NCCL_RUNTIME_CONNECT=<v> (from the environment)" (kept as is;
  * with 1, a first collective connects lazily and a peer that never comes can hold it past its
  * timeout_ms); "" before loading. NCCL reads it once per process: a NCCL communicator created in
- * this process before symmem_nccl_load (by other code) fixes it. */
+ * this process before symmem_nccl_load (by other code) fixes it. Every process of a communicator
+ * must read the same value (a rank connecting at init waits for exchanges that a lazy one makes
+ * only at its first collective: the init times out). */
 const char* symmem_nccl_runtime_connect(void);
 /* ncclGetVersion's code (X*10000+Y*100+Z) and its parts; any out pointer may be NULL.
  * SYMMEM_ERR_STATE before loading. (NCCL's C API has no run-time suffix.) */

@@ -36,7 +36,9 @@ std::string g_runtime_connect;
 // connects (enqueue.cc tests comm->runtimeConn only): the connections are made by the init and the
 // split, which are non-blocking and under the init's deadline. NCCL reads the variable once per
 // process, at its first communicator init (NCCL_PARAM's cache), so it is set here, before any
-// init. A value the user set (even 1) is kept. Its one cost: buffers for every algorithm at init.
+// init. A value the user set (even 1) is kept. Every rank of a communicator must agree (a rank that
+// connects at init waits for exchanges a lazy one makes at its first collective): symmem's processes
+// all do this. Its one cost: buffers for every algorithm at init.
 void settle_runtime_connect() {
   const char* v = std::getenv("NCCL_RUNTIME_CONNECT");
   if (v != nullptr && v[0] != '\0') {  // NCCL treats "" as unset
