@@ -53,13 +53,14 @@ BUILD_PID=$!
 export SYMMEM_BACKEND=cuda MASTER_PORT=29661
 step "world 1: abort (init deadline 5 s, NativeCore.abort, recovery)" 90 abort.log "${SYMMEM[@]}" nccl-check abort --deadline-ms 5000
 if (( W >= 2 )); then
-  # NCCL's ENV log says what it read for NCCL_RUNTIME_CONNECT (once per process); to /tmp, as $OUT
-  # brings back 8 files at most.
+  # NCCL's ENV log says what it read for NCCL_RUNTIME_CONNECT (once per process); its timestamped
+  # INIT lines show each ncclCommAbort's START and COMPLETE, should the deadline be missed again. To
+  # /tmp, as $OUT brings back 8 files at most.
   rm -f /tmp/nccl-hang-env.*.log
-  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV NCCL_DEBUG_FILE=/tmp/nccl-hang-env.%p.log \
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,INIT NCCL_DEBUG_TIMESTAMP_LEVELS=ALL NCCL_DEBUG_FILE=/tmp/nccl-hang-env.%p.log \
     step "world 2: first allReduce skipped by rank 1 ends at its 3 s deadline + recovery" 120 abort.log \
     "${SYMMEM[@]}" launch -n 2 nccl-check hang --deadline-ms 3000
-  { echo "=== NCCL's ENV and WARN lines of the hang check"; cat /tmp/nccl-hang-env.*.log 2>/dev/null; } >> "$OUT/abort.log"
+  { echo "=== NCCL's ENV, INIT and WARN lines of the hang check"; cat /tmp/nccl-hang-env.*.log 2>/dev/null; } >> "$OUT/abort.log"
   n=$(cat /tmp/nccl-hang-env.*.log 2>/dev/null | grep -c "NCCL_RUNTIME_CONNECT set by environment to 0")
   note "world 2: both ranks' NCCL read NCCL_RUNTIME_CONNECT=0 (set by symmem)" \
     "$([[ $n -ge 2 ]] && echo PASS || echo "FAIL ($n of 2 processes; abort.log)")"
