@@ -339,6 +339,8 @@ public class NcclCheckCommand implements Callable<Integer> {
                 long t0 = System.nanoTime();
                 try {
                     comm.allReduce(NcclBuffer.of(mem), NcclBuffer.of(mem), 1000, NcclDataType.BFLOAT16, NcclRedOp.SUM, stream);
+                    // Where the wait is: NCCL connected everything at init, so the call enqueues at once.
+                    System.out.printf("[0] allReduce returned after %.3f s; synchronize waits%n", (System.nanoTime() - t0) / 1e9);
                     comm.synchronize(stream);
                     failures++;
                     System.out.println("[0] FAIL hang: an allReduce that rank 1 skipped completed");
