@@ -30,7 +30,7 @@ if ! podman info >/dev/null 2>&1; then
   [ -n "$if_possible" ] && exit 0 || exit 1
 fi
 if [ -n "$build" ]; then
-  mvn -B -q -DskipTests package
+  ./mvnw -B -q -DskipTests package
 fi
 [ -f target/quarkus-app/quarkus-run.jar ] || { echo "build-image: target/quarkus-app is missing (run mvn package)" >&2; exit 1; }
 work=$root/target/image
@@ -62,6 +62,7 @@ fi
   --strip-debug --no-header-files --no-man-pages "${add_options[@]}" --output "$work/jre"
 cp -r target/quarkus-app "$work/app"
 rm -f "$work/app/app.aot" "$work/app/app.aot.java" "$work/app/app.aot.cmd" "$work/app/app.aot.log"
+rm -rf "$work/app/app/.javacpp-cache"  # unpacked by local runs (io.symmem.nativ.NativeCache)
 version=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -1)
 podman build --pull=never -f deploy/Containerfile -t "localhost/symmem:$version" -t localhost/symmem:latest "$work"
 echo "build-image: localhost/symmem:$version on Java $SYMMEM_JAVA_VERSION, $(podman image inspect localhost/symmem:latest --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"

@@ -31,7 +31,7 @@ else
 fi
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
-  mvn -B -q -DskipTests package
+  ./mvnw -B -q -DskipTests package
 fi
 rm -rf .gpu
 mkdir -p .gpu
@@ -46,6 +46,8 @@ cp -r target/quarkus-app .gpu/app
 # The AOT cache (app.aot*, ~50 MB) serves only the runtime that made it (the build machine's JDK),
 # not the jlink'ed one: shipped, it would only push the tarball past what a device run carries.
 rm -f .gpu/app/app.aot .gpu/app/app.aot.*
+# What a local run unpacked beside the jar (io.symmem.nativ.NativeCache): the GPU machine unpacks its own.
+rm -rf .gpu/app/app/.javacpp-cache
 cp "$ANCHOR" .gpu/torch_anchor.py
 # The unpacked runtime + app are about 65 MiB, over what a device run carries: ship one xz tarball
 # (carry `.gpu/symmem-gpu.tar.xz`); run-store.sh and run-cuda.sh unpack it on the device.

@@ -156,7 +156,9 @@ symmem_status symmem_buffer_export_fd(symmem_buffer* buffer, int* out_fd);
  * a different size. */
 symmem_status symmem_buffer_import(symmem_buffer* buffer, int rank, int world, const int* fds);
 /* Frees the buffer (or view). A buffer that still has live views is NOT freed: SYMMEM_ERR_STATE,
- * naming how many (free the views first). */
+ * naming how many (free the views first). On device buffers it first waits for every launch symmem
+ * made on the buffer (any stream), not for the rest of the device; work you enqueued yourself on
+ * its memory must have finished (synchronize your stream first). */
 symmem_status symmem_buffer_free(symmem_buffer* buffer);
 
 /* The own rank is only known from import on, so `r` may also be SYMMEM_RANK_SELF: this process's
@@ -293,10 +295,16 @@ symmem_status symmem_cuda_topology(symmem_topology* out);
 
 /* ---- data movement and local memory ------------------------------------------------------------
  * Host <-> symmetric buffer copies, device-local scratch for out-of-place results, and streams.
- * Copies are synchronous: on cuda they first wait for all work already enqueued on the backend's
- * device (any stream), so results of earlier collectives are visible, and return once the data
- * has arrived. symmem_buffer_copy_out also reports a device-side timeout recorded for the buffer
- * (like symmem_cuda_check). On the host backend they are memcpy. */
+ * Copies are synchronous. A buffer copy on a device buffer first waits for every signal, barrier
+ * and collective symmem launched on that buffer (whichever stream carried it), so their results are
+ * visible, and returns once the data has arrived; it does NOT wait for other buffers' work, so one
+ * thread's copy never waits for another thread's collective (which may itself wait for a peer
+ * whose thread waits for this one). Work you enqueued yourself on the buffer's memory must be
+ * synchronized by you first. symmem_buffer_copy_out also reports a device-side timeout recorded for
+ * the buffer (like symmem_cuda_check). Local copies (symmem_local_copy_*) know no writer, so they
+ * wait for the whole device, other threads' collectives included: a program whose threads run
+ * collectives at once should use in-place buffers and buffer copies (the façade does). On the host
+ * backend copies are memcpy. */
 
 /* Copies `bytes` from host memory `src` into rank r's data at byte `offset` (r = SYMMEM_RANK_SELF,
  * or after import any rank). offset + bytes must not exceed symmem_buffer_size(). */

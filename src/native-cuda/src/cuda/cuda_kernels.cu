@@ -654,6 +654,40 @@ cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* o
   });
 }
 
+// ---- loading every kernel up front --------------------------------------------------------------
+// With lazy loading (CUDA's default since 12.2) a kernel's code is loaded at its first launch, and
+// loading may wait for the whole device to go idle. A collective kernel spins until its peer's
+// kernel arrives, so a first launch in one thread, while another thread's collective spins, waits
+// for that collective; the peer, doing the same, waits for this one. Both ranks then stall until a
+// deadline (measured: copies and launches blocked for exactly one collective deadline with three or
+// more threads per rank). Loading every instantiation before the first collective removes the wait.
+struct Loader {
+  cudaError_t first = cudaSuccess;
+  template <class... P>
+  void operator()(void (*k)(P...)) {
+    cudaFuncAttributes attr;
+    const cudaError_t e = cudaFuncGetAttributes(&attr, k);
+    if (e != cudaSuccess && first == cudaSuccess) first = e;
+  }
+};
+
+template <class T, int N, int OP>
+void load_reductions(Loader& load) {
+  load(one_shot_kernel<T, N, OP, true>);
+  load(one_shot_kernel<T, N, OP, false>);
+  load(one_shot_push_kernel<T, N, OP, true>);
+  load(one_shot_push_kernel<T, N, OP, false>);
+  load(two_shot_kernel<T, N, OP, true>);
+  load(two_shot_kernel<T, N, OP, false>);
+  load(reduce_scatter_kernel<T, N, OP>);
+}
+
+template <class T, int N>
+void load_gathers(Loader& load) {
+  load(all_gather_kernel<T, N, true>);
+  load(all_gather_kernel<T, N, false>);
+}
+
 }  // namespace
 
 static_assert(kTunableSpecs[static_cast<int>(Tunable::kCudaOneShotBlocks)].hi == kMaxBlocks &&
@@ -714,6 +748,28 @@ cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count,
   return with_cuda_dtype(dtype, [&](auto t) {
     return reduce_scatter_dt<typename decltype(t)::type>(a, op, count, out, s);
   });
+}
+
+cudaError_t load_all_kernels() {
+  Loader load;
+  load(put_signal_kernel);
+  load(wait_signal_kernel);
+  load(barrier_kernel);
+  load(memset32_kernel);
+  for (int dtype : {SYMMEM_FLOAT32, SYMMEM_BFLOAT16, SYMMEM_FLOAT16})
+    for (int op : {SYMMEM_SUM, SYMMEM_AVG, SYMMEM_MAX, SYMMEM_MIN})
+      with_cuda_dtype(dtype, [&](auto t) {
+        using T = typename decltype(t)::type;
+        with_op(op, [&](auto r) {
+          load_reductions<T, 16 / sizeof(T), decltype(r)::value>(load);
+          load_reductions<T, 1, decltype(r)::value>(load);
+        });
+      });
+  load_gathers<float, 4>(load);
+  load_gathers<float, 1>(load);
+  load_gathers<__half, 8>(load);
+  load_gathers<__half, 1>(load);
+  return load.first;
 }
 
 }  // namespace symmem::cuda

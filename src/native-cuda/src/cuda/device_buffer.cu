@@ -42,6 +42,61 @@ symmem_status abort_word_for_devices(const uint32_t** out) {
   return SYMMEM_OK;
 }
 
+// Error records come from pinned, mapped slabs that live as long as the process and are reused:
+// cudaFreeHost waits for the whole device (and page-locked allocation is one of the calls CUDA may
+// serialise the device on), so a buffer allocated or freed by one thread would otherwise wait for
+// the collectives other threads have in flight, and across ranks those can wait for this thread.
+class ErrorRecords {
+ public:
+  symmem_status take(ErrorRecord** host, ErrorRecord** dev) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) {
+      void* p = nullptr;
+      SYMMEM_RT(cudaHostAlloc(&p, kPerSlab * sizeof(ErrorRecord),
+                              cudaHostAllocMapped | cudaHostAllocPortable),
+                "cudaHostAlloc(error records)");
+      void* d = nullptr;
+      SYMMEM_RT(cudaHostGetDevicePointer(&d, p, 0), "cudaHostGetDevicePointer(error records)");
+      const auto offset = reinterpret_cast<char*>(d) - reinterpret_cast<char*>(p);
+      for (int i = kPerSlab - 1; i >= 0; --i) free_.push_back(static_cast<ErrorRecord*>(p) + i);
+      offset_ = offset;  // portable + mapped: one device alias for the whole process (UVA)
+    }
+    *host = free_.back();
+    free_.pop_back();
+    std::memset(const_cast<ErrorRecord*>(*host), 0, sizeof(ErrorRecord));
+    *dev = reinterpret_cast<ErrorRecord*>(reinterpret_cast<char*>(*host) + offset_);
+    return SYMMEM_OK;
+  }
+  void give_back(ErrorRecord* host) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(host);
+  }
+
+ private:
+  static constexpr int kPerSlab = 128;
+  std::mutex mutex_;
+  std::vector<ErrorRecord*> free_;
+  std::ptrdiff_t offset_ = 0;
+};
+
+ErrorRecords& error_records() {
+  static ErrorRecords* records = new ErrorRecords();  // never destroyed: kernels may outlive exit
+  return *records;
+}
+
+// Every kernel loaded on `device` before this process's first buffer there is made, so before any
+// collective can spin on it (cuda/kernels.h, load_all_kernels). Once per device; the current
+// device is `device` (init_local set it). A kernel that cannot be loaded here is left to its first
+// launch, which reports why.
+void load_kernels_once(int device) {
+  static std::mutex mutex;
+  static std::unordered_set<int> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (done.count(device) != 0) return;
+  if (load_all_kernels() != cudaSuccess) cudaGetLastError();
+  done.insert(device);
+}
+
 const char* op_name(uint32_t op) {
   switch (op) {
     case kOpBarrier: return "barrier";
@@ -97,17 +152,16 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   cudaDeviceProp prop;
   SYMMEM_RT(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties(%d)", device);
   std::memcpy(uuid_, prop.uuid.bytes, 16);
-  SYMMEM_RT(cudaStreamCreate(&stream_), "cudaStreamCreate");
-  SYMMEM_RT(cudaHostAlloc(reinterpret_cast<void**>(&err_host_), sizeof(ErrorRecord),
-                          cudaHostAllocMapped),
-            "cudaHostAlloc(error record)");
-  std::memset(const_cast<ErrorRecord*>(err_host_), 0, sizeof(ErrorRecord));
-  SYMMEM_RT(cudaHostGetDevicePointer(reinterpret_cast<void**>(&err_dev_), err_host_, 0),
-            "cudaHostGetDevicePointer(error record)");
+  // Non-blocking: the legacy default stream, which other code may use, never waits for this
+  // buffer's kernels, nor they for it. Everything below is ordered on this stream alone: a buffer
+  // made while other threads' collectives run does not wait for them.
+  SYMMEM_RT(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  SYMMEM_TRY(error_records().take(&err_host_, &err_dev_));
+  load_kernels_once(device);
   SYMMEM_TRY(abort_word_for_devices(&abort_dev_));
   // Signal pads, flags, epochs and claim start at zero; then the header.
   void* pad = reinterpret_cast<void*>(local_);
-  SYMMEM_RT(cudaMemset(pad, 0, kHeaderOff), "cudaMemset(signal pad)");
+  SYMMEM_RT(cudaMemsetAsync(pad, 0, kHeaderOff, stream_), "cudaMemsetAsync(signal pad)");
   Header h;
   std::memset(&h, 0, sizeof h);
   h.magic = kMagic;
@@ -117,23 +171,42 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   std::memcpy(h.uuid, uuid_, 16);
   h.device = device;
   h.pid = static_cast<int32_t>(getpid());
-  SYMMEM_RT(cudaMemcpy(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h, cudaMemcpyHostToDevice),
-            "cudaMemcpy(header)");
-  SYMMEM_RT(cudaDeviceSynchronize(), "cudaDeviceSynchronize after alloc");
+  SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
+                            cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync(header)");
+  SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize after alloc");
+  return SYMMEM_OK;
+}
+
+// Waits for every launch symmem made on this buffer, whichever stream carried it, and for the
+// buffer's own stream. Nothing else: other buffers' collectives may be waiting for peers that
+// wait for this thread.
+symmem_status DeviceBuffer::finish_own_work() {
+  std::lock_guard<std::mutex> lock(order_mu_);
+  if (last_order_ == Order::kRecorded) {
+    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
+  } else if (last_order_ == Order::kLazy) {
+    std::lock_guard<std::mutex> streams(streams_mutex());
+    auto last = static_cast<cudaStream_t>(last_launch_stream_);
+    // A stream destroyed since was synchronized first: nothing of it is left to wait for.
+    if (last == nullptr || last == stream_ || stream_alive(last_launch_stream_))
+      SYMMEM_RT(cudaStreamSynchronize(last), "cudaStreamSynchronize (the buffer's last launch)");
+  }
+  if (stream_ != nullptr)
+    SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (the buffer's stream)");
   return SYMMEM_OK;
 }
 
 void DeviceBuffer::quiesce() {
   if (device_ >= 0) cudaSetDevice(device_);
-  cudaDeviceSynchronize();
+  (void)finish_own_work();
   cudaGetLastError();
 }
 
 DeviceBuffer::~DeviceBuffer() {
   quiesce();
-  if (dev_pads_ != nullptr) cudaFree(dev_pads_);
   if (last_launch_ != nullptr) cudaEventDestroy(last_launch_);
-  if (err_host_ != nullptr) cudaFreeHost(err_host_);
+  if (err_host_ != nullptr) error_records().give_back(const_cast<ErrorRecord*>(err_host_));
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   cudaGetLastError();
 }
@@ -142,9 +215,10 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
                                               const char* how_reached,
                                               std::array<uint8_t, 16>* uuid) {
   Header h2;
-  SYMMEM_RT(cudaMemcpy(&h2, reinterpret_cast<void*>(peer_base + kHeaderOff), sizeof h2,
-                       cudaMemcpyDeviceToHost),
+  SYMMEM_RT(cudaMemcpyAsync(&h2, reinterpret_cast<void*>(peer_base + kHeaderOff), sizeof h2,
+                            cudaMemcpyDeviceToHost, stream_),
             "reading rank %d's buffer header (%s)", r, how_reached);
+  SYMMEM_RT(cudaStreamSynchronize(stream_), "reading rank %d's buffer header (%s)", r, how_reached);
   if (h2.magic != kMagic || h2.layout_version != kLayoutVersion)
     return fail(SYMMEM_ERR_MISMATCH, "%s is not a symmem buffer of this backend (bad header)",
                 how_reached);
@@ -169,13 +243,11 @@ symmem_status DeviceBuffer::finish_binding(int rank, int world,
   // The device array of public pads, for the signal kernels.
   std::vector<uint32_t*> pads(world);
   for (int r = 0; r < world; ++r) pads[r] = reinterpret_cast<uint32_t*>(r == rank ? local_ : bases[r]);
-  uint32_t** dev = nullptr;
-  SYMMEM_RT(cudaMalloc(&dev, world * sizeof(uint32_t*)), "cudaMalloc(pad table)");
-  cudaError_t e = cudaMemcpy(dev, pads.data(), world * sizeof(uint32_t*), cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) {
-    cudaFree(dev);
-    return fail_rt(e, "cudaMemcpy(pad table)");
-  }
+  auto* dev = reinterpret_cast<uint32_t**>(local_ + kPadTableOff);
+  SYMMEM_RT(cudaMemcpyAsync(dev, pads.data(), world * sizeof(uint32_t*), cudaMemcpyHostToDevice,
+                            stream_),
+            "cudaMemcpyAsync(pad table)");
+  SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (pad table)");
   dev_pads_ = dev;
   bases_ = bases;
   bases_[rank] = local_;
@@ -194,27 +266,30 @@ bool DeviceBuffer::overlaps(const void* p, size_t n) const {
   return false;
 }
 
+// Copies wait for this buffer's own work (every launch on it, any stream), copy on the buffer's
+// stream and return once the data has landed, so the next kernels (also peers') read it. They do
+// not wait for the rest of the device: another thread's collective may be waiting for a peer whose
+// thread waits for this one.
 symmem_status DeviceBuffer::copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) {
-  // Wait for all work on the device, copy, and wait until the data has landed, so peers' next
-  // kernels read it.
   SYMMEM_TRY(set_device());
-  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize");
-  SYMMEM_RT(cudaMemcpy(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
-                       cudaMemcpyHostToDevice),
-            "symmem_buffer_copy_in: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+  SYMMEM_TRY(finish_own_work());
+  SYMMEM_RT(cudaMemcpyAsync(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
+                            cudaMemcpyHostToDevice, stream_),
+            "symmem_buffer_copy_in: cudaMemcpyAsync(rank %d, offset %llu, %llu bytes)", r,
             static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
-  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_in: cudaDeviceSynchronize after copy");
+  SYMMEM_RT(cudaStreamSynchronize(stream_), "symmem_buffer_copy_in: cudaStreamSynchronize");
   return SYMMEM_OK;
 }
 
 symmem_status DeviceBuffer::copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) {
   SYMMEM_TRY(set_device());
-  SYMMEM_RT(cudaDeviceSynchronize(), "symmem_buffer_copy_out: cudaDeviceSynchronize");
+  SYMMEM_TRY(finish_own_work());
   SYMMEM_TRY(check());  // a device-side timeout of earlier work: the data is not a result
-  SYMMEM_RT(cudaMemcpy(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset), bytes,
-                       cudaMemcpyDeviceToHost),
-            "symmem_buffer_copy_out: cudaMemcpy(rank %d, offset %llu, %llu bytes)", r,
+  SYMMEM_RT(cudaMemcpyAsync(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset),
+                            bytes, cudaMemcpyDeviceToHost, stream_),
+            "symmem_buffer_copy_out: cudaMemcpyAsync(rank %d, offset %llu, %llu bytes)", r,
             static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+  SYMMEM_RT(cudaStreamSynchronize(stream_), "symmem_buffer_copy_out: cudaStreamSynchronize");
   return SYMMEM_OK;
 }
 
@@ -248,6 +323,9 @@ std::unordered_set<void*> g_streams;
 
 }  // namespace
 
+std::mutex& DeviceBuffer::streams_mutex() { return g_streams_mutex; }
+bool DeviceBuffer::stream_alive(void* s) { return g_streams.count(s) != 0; }
+
 bool DeviceBuffer::stream_known(void* s) const {
   if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
   std::lock_guard<std::mutex> lock(g_streams_mutex);
@@ -256,6 +334,7 @@ bool DeviceBuffer::stream_known(void* s) const {
 
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
+  std::lock_guard<std::mutex> order(order_mu_);  // copies read the order too (finish_own_work)
   auto stream = static_cast<cudaStream_t>(s);
   if (last_order_ != Order::kNone && s != last_launch_stream_) {
     if (last_order_ == Order::kRecorded) {
@@ -380,8 +459,8 @@ symmem_status DeviceBuffer::check() {
   // Clear for the next report: the record, then the device claim word.
   std::memset(const_cast<ErrorRecord*>(err_host_), 0, sizeof(ErrorRecord));
   SYMMEM_TRY(set_device());
-  cudaMemset(reinterpret_cast<void*>(local_ + kClaimOff), 0, 4);
-  cudaDeviceSynchronize();
+  cudaMemsetAsync(reinterpret_cast<void*>(local_ + kClaimOff), 0, 4, stream_);
+  cudaStreamSynchronize(stream_);
   if (e.status == kGaveUpAborted) return report_aborted(e);
   switch (e.op) {
     case kOpBarrier:

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <mutex>
 #include <string>
 #include <cstdint>
 #include <vector>
@@ -89,8 +90,11 @@ class DeviceBuffer : public symmem_buffer {
   template <class Name>
   symmem_status bind_peers(int rank, int world, const std::vector<CUdeviceptr>& bases,
                            Name&& peer_name);
-  // Waits for everything on the device (nothing may run against memory about to go away).
+  // Waits for this buffer's own work (nothing may run against memory about to go away); not for
+  // the rest of the device, where other buffers' collectives may wait for peers.
   void quiesce();
+  // Every launch on this buffer (any stream) and its own stream, finished.
+  symmem_status finish_own_work();
 
   CUdeviceptr base(int r) const {
     return r == SYMMEM_RANK_SELF || r == rank_ ? local_ : bases_[r];
@@ -141,6 +145,9 @@ class DeviceBuffer : public symmem_buffer {
   // kLazy = a stream symmem knows (the event is recorded only when another stream comes),
   // kRecorded = last_launch_ was recorded right after it (a foreign stream).
   enum class Order { kNone, kLazy, kRecorded };
+  std::mutex order_mu_;  // the three members below, between launches and copies
+  static std::mutex& streams_mutex();
+  static bool stream_alive(void* s);  // under streams_mutex()
   symmem_status ensure_order_event();
   bool stream_known(void* s) const;
   cudaEvent_t last_launch_ = nullptr;

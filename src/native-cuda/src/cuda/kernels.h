@@ -18,6 +18,9 @@ cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t 
 cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s);
 cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
                                   cudaStream_t s);
+// Loads the code of every kernel above on the current device (cudaFuncGetAttributes), so that no
+// launch loads one lazily while another thread's collective spins (see cuda_kernels.cu).
+cudaError_t load_all_kernels();
 // Largest in-place one-shot input in bytes.
 uint64_t one_shot_in_place_max_bytes();
 

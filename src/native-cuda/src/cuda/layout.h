@@ -38,7 +38,11 @@ struct PadRegion {
   uint32_t signals[SYMMEM_SIGNAL_CHANNELS][SYMMEM_MAX_WORLD];
   // Collectives: epochs written by peers, per launched block and sending rank.
   uint32_t coll_flags[kMaxBlocks][kMaxCollWorld];
-  uint32_t reserved[kMaxBlocks];
+  // Local only (peers never touch it): every rank's public pad as mapped in this process, for the
+  // signal kernels. Kept in the buffer's own memory, so that neither binding nor freeing a buffer
+  // needs cudaMalloc/cudaFree, which wait for the whole device (other buffers' collectives too).
+  uint64_t pad_table[SYMMEM_MAX_WORLD];
+  uint32_t reserved[kMaxBlocks - 2 * SYMMEM_MAX_WORLD];
   // Local only: the first device-side timeout (or abort) wins this word and fills the error record.
   uint32_t claim;
   uint32_t claim_line[63];  // the claim alone in its 256 bytes: peers' flags never share its lines
@@ -48,6 +52,7 @@ struct PadRegion {
 };
 
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
+constexpr uint64_t kPadTableOff = offsetof(PadRegion, pad_table);
 constexpr uint64_t kClaimOff = offsetof(PadRegion, claim);
 constexpr uint64_t kBarFlagsOff = offsetof(PadRegion, barrier_flags);
 constexpr uint64_t kHeaderOff = offsetof(PadRegion, header);
@@ -59,6 +64,7 @@ static_assert(sizeof(PadRegion::signals) == uint64_t{SYMMEM_SIGNAL_CHANNELS} * S
               "the public pad is SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 (symmem.h)");
 static_assert(kFlagsOff == 8192 && kClaimOff == 26624 && kBarFlagsOff == 26880 && kHeaderOff == 35072,
               "layout version 1 places; moving a member means a new kLayoutVersion");
+static_assert(kPadTableOff % 8 == 0, "the pad table holds device pointers");
 static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
 static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
 

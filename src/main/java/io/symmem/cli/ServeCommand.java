@@ -1,12 +1,13 @@
 package io.symmem.cli;
 
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ArcContainer;
 import io.quarkus.runtime.Quarkus;
 import io.symmem.service.RankRuntime;
 import io.symmem.service.store.HttpWaitLimit;
 import jakarta.inject.Inject;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import sun.misc.Signal;
 
 @Command(name = "serve", description = "Runs this process as one rank: joins the world and serves HTTP until stopped.")
 public class ServeCommand implements Callable<Integer> {
@@ -15,21 +16,10 @@ public class ServeCommand implements Callable<Integer> {
 
     @Inject
     RankRuntime runtime;
-    @Inject
-    HttpWaitLimit waits;
 
     @Override
     public Integer call() {
-        // Kubernetes stops a pod with SIGTERM: that is a normal end (the rank leaves in order, see
-        // RankRuntime.onStop), so the exit status is 0 rather than the JVM's 143.
-        // Waits still open over HTTP are answered 503 with the reason first: Quarkus' shutdown closes the
-        // HTTP server before anything observes it, which would cut those callers off without an answer.
-        Signal.handle(new Signal("TERM"), signal -> {
-            if (waits.endAll() > 0) {
-                pause(ANSWER_GRACE_MS);
-            }
-            Quarkus.asyncExit(0);
-        });
+        stopNormallyOnTerm();
         runtime.start();
         try {
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
@@ -39,6 +29,23 @@ public class ServeCommand implements Callable<Integer> {
         }
         Quarkus.waitForExit();
         return 0;
+    }
+
+    /**
+     * Kubernetes stops a pod with SIGTERM: that is a normal end (the rank leaves in order, see
+     * RankRuntime.onStop), so the exit status is 0 rather than the JVM's 143. Waits still open over HTTP
+     * are answered 503 with the reason first: Quarkus' shutdown closes the HTTP server before anything
+     * observes it, which would cut those callers off without an answer. Installed by SymmemMain before
+     * Quarkus starts, since the rank joins (and may answer ready) before this command runs.
+     */
+    static void stopNormallyOnTerm() {
+        TermSignal.onTerm(() -> {
+            ArcContainer beans = Arc.container();
+            if (beans != null && beans.isRunning() && beans.instance(HttpWaitLimit.class).get().endAll() > 0) {
+                pause(ANSWER_GRACE_MS);
+            }
+            Quarkus.asyncExit(0);
+        });
     }
 
     private static void pause(long millis) {

@@ -9,6 +9,7 @@ import io.symmem.cli.bench.PoolBenchCommand;
 import io.symmem.cli.common.ExitStatus;
 import io.symmem.config.ConfigVariable;
 import io.symmem.config.SymmemConfigLoader;
+import io.symmem.nativ.NativeCore;
 import io.symmem.service.RankRuntime;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -25,14 +26,17 @@ import picocli.CommandLine.ParameterException;
  * warning and "false"). Rank commands and `store`, which take the rank's configuration, also check the
  * relations between values (RANK &lt; WORLD_SIZE, ...). Each problem is one line on stderr,
  * {@code symmem: VAR=value is invalid: ...}, and the exit status is {@value ExitStatus#CONFIG}; so is a rank's
- * API or management port that another process holds ({@link PortCheck});</li>
+ * API or management port that another process holds ({@link PortCheck}; one taken after that check, at
+ * the server's bind, ends the same way: {@link StartFailure});</li>
  * <li>`config` runs without Quarkus, so that it can list the variables even when some are invalid;</li>
  * <li>commands that are not a rank keep the HTTP server off, so that they never take a rank's port;
  * ranks leave URI validation to the service (see RequestAdmission), which answers in its one error
  * format.</li>
  * </ul>
  * Which command runs is picocli's answer for the same tree that then executes it ({@link #startupOf}),
- * so that options, abbreviations and `launch`'s own arguments are never mistaken for a command name.
+ * so that options, abbreviations and `launch`'s own arguments are never mistaken for a command name;
+ * where the first argument names a command without subcommands, that name settles it without a parse
+ * ({@link #namedFirst}).
  */
 @QuarkusMain
 public class SymmemMain implements QuarkusApplication {
@@ -72,6 +76,13 @@ public class SymmemMain implements QuarkusApplication {
             System.exit(problems.isEmpty() ? commandLine(CommandLine.defaultFactory()).execute(args) : ExitStatus.CONFIG);
         }
         boolean rank = startup == Startup.RANK;
+        if (rank) {
+            // Every rank opens a backend of libsymmem as it joins; loading the library (JavaCPP's Loader) while
+            // Quarkus boots takes that step off the join, which readiness waits for.
+            Thread load = new Thread(NativeCore::version, "symmem-native-load");
+            load.setDaemon(true);
+            load.start();
+        }
         List<String> problems = rank || startup == Startup.CONFIGURED
                 ? SymmemConfigLoader.problems(System.getenv(), System.getProperties())
                 : SymmemConfigLoader.valueProblems(System.getenv(), System.getProperties());
@@ -97,9 +108,11 @@ public class SymmemMain implements QuarkusApplication {
                 // The rank joins its world as soon as the application has started, while the command
                 // line is still being set up for `serve` (which then waits for the join).
                 System.setProperty(RankRuntime.JOIN_AT_START, "true");
+                // From then on it may answer ready, so a SIGTERM from then on is already a normal end.
+                ServeCommand.stopNormallyOnTerm();
             }
         }
-        Quarkus.run(SymmemMain.class, args);
+        Quarkus.run(SymmemMain.class, StartFailure.ofProcess(), args);
     }
 
     /**
@@ -111,11 +124,18 @@ public class SymmemMain implements QuarkusApplication {
         return startupOf(parse(args).command());
     }
 
-    /** The class of the command some arguments run, and whether it runs (rather than print help or fail to parse). */
+    /**
+     * The class of the command some arguments run, and whether it runs (rather than print help or fail to
+     * parse); {@code runs} is read for `serve` only.
+     */
     private record Parsed(Class<?> command, boolean runs) {
     }
 
     private static Parsed parse(String... args) {
+        Parsed named = namedFirst(args);
+        if (named != null) {
+            return named;
+        }
         try {
             CommandLine.ParseResult result = commandLine(CommandLine.defaultFactory()).parseArgs(args);
             List<CommandLine> matched = result.asCommandLineList();
@@ -124,6 +144,30 @@ public class SymmemMain implements QuarkusApplication {
         } catch (ParameterException e) {
             return new Parsed(e.getCommandLine().getCommandSpec().userObject().getClass(), false);
         }
+    }
+
+    /**
+     * The answer picocli's parse would give, where the first argument alone settles it: a top-level command
+     * without subcommands, named first (what `launch` and Kubernetes start: `demo ...`, `serve`), starts as
+     * its class says whatever follows, since a mistake in its options is reported by that command. `serve`
+     * also needs to know that it runs (no help, no mistake), which only a bare `serve` shows without a parse.
+     * Null where picocli must parse. This spares a rank a second build of the whole command tree before
+     * Quarkus starts, the costliest step there: picocli's classes are too old for the JDK's AOT cache, and
+     * the tree is read from annotations by reflection.
+     */
+    private static Parsed namedFirst(String... args) {
+        if (args.length == 0) {
+            return null;
+        }
+        for (Class<?> command : SymmemCommand.class.getAnnotation(CommandLine.Command.class).subcommands()) {
+            CommandLine.Command spec = command.getAnnotation(CommandLine.Command.class);
+            boolean named = spec.name().equals(args[0]) || List.of(spec.aliases()).contains(args[0]);
+            if (named && spec.subcommands().length == 0) {
+                boolean bare = args.length == 1;
+                return command == ServeCommand.class && !bare ? null : new Parsed(command, bare);
+            }
+        }
+        return null;
     }
 
     private static Startup startupOf(Class<?> type) {

@@ -21,6 +21,11 @@ import org.bytedeco.javacpp.annotation.Platform;
 @Platform(include = "symmem.h", link = "symmem")
 final class SymmemLibrary {
     static {
+        NativeCache.useDirectoryBesideTheJar();  // before JavaCPP reads where to unpack (Pointer's initialiser)
+        // Pointer first, before the Loader's lock: loading this library under that lock initialises Pointer,
+        // while a thread that allocates the first handle initialises Pointer and then waits for that lock. Both
+        // at once (--version's provider on main while the world's join opened its backend) was a deadlock.
+        Pointer.maxBytes();
         Loader.load();
     }
 
@@ -88,6 +93,7 @@ final class SymmemLibrary {
     @Name("symmem_backend_info")
     static class BackendInfo extends Pointer {
         static {
+            ensureLoaded();  // the outer initialiser first: it chooses where JavaCPP unpacks (NativeCache)
             Loader.load();
         }
 
@@ -117,6 +123,7 @@ final class SymmemLibrary {
     @Name("symmem_topology")
     static class Topology extends Pointer {
         static {
+            ensureLoaded();  // the outer initialiser first: it chooses where JavaCPP unpacks (NativeCache)
             Loader.load();
         }
 

@@ -1,5 +1,6 @@
 package io.symmem.store;
 
+import java.math.BigInteger;
 import java.util.regex.Pattern;
 
 /**
@@ -23,7 +24,8 @@ public final class StoreSpin {
     public static final int MAX_MICROS = 10_000;
     static final long DEFAULT_MICROS = 50;
     static final int MIN_CORES_FOR_DEFAULT = 8;
-    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,9}");
+    // As io.symmem.config.IntegerKind reads integers: ASCII digits, an optional leading minus.
+    private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
 
     private StoreSpin() {
     }
@@ -51,8 +53,13 @@ public final class StoreSpin {
             return cores >= MIN_CORES_FOR_DEFAULT ? DEFAULT_MICROS : 0;
         }
         String trimmed = value.trim();
-        if (!DIGITS.matcher(trimmed).matches() || Long.parseLong(trimmed) > MAX_MICROS) {
-            throw new IllegalArgumentException(variable + "=" + value + " is invalid: expected microseconds, 0.." + MAX_MICROS);
+        String why = trimmed.isEmpty() ? "empty" : !INTEGER.matcher(trimmed).matches() ? "not an integer"
+                : new BigInteger(trimmed).signum() < 0 ? "less than 0"
+                : new BigInteger(trimmed).compareTo(BigInteger.valueOf(MAX_MICROS)) > 0 ? "more than " + MAX_MICROS : null;
+        if (why != null) {
+            // The form of io.symmem.config.ConfigVariable's message for the same variables.
+            throw new IllegalArgumentException(variable + "=" + value + " is invalid: expected microseconds, 0.." + MAX_MICROS
+                    + " (" + why + ")");
         }
         return Long.parseLong(trimmed);
     }

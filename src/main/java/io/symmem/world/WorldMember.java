@@ -126,7 +126,8 @@ public final class WorldMember implements AutoCloseable {
     private volatile boolean joined;
     /** The join failed, or the world did before the join ended: the hosting rank lingers at close. */
     private volatile boolean failedBeforeJoined;
-    private boolean closed;
+    /** Closed (the process stops): a join still running then fails for that reason alone. */
+    private volatile boolean closed;
 
     /**
      * @param httpPort the port this rank serves HTTP on, shown to its peers; 0 where it serves none
@@ -190,7 +191,11 @@ public final class WorldMember implements AutoCloseable {
             if (livenessAgent != null) {
                 livenessAgent.close();
             }
-            LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
+            if (closed) {
+                LOG.infof("rank %d stopped before it joined the world", config.rank());
+            } else {
+                LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
+            }
             throw e;
         }
     }

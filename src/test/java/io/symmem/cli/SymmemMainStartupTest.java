@@ -48,6 +48,9 @@ class SymmemMainStartupTest {
         assertThat(of("store --port nope")).isEqualTo(Startup.CONFIGURED);
         assertThat(of("config --bogus")).isEqualTo(Startup.WITHOUT_QUARKUS);
         assertThat(of("bench --bogus allreduce")).isEqualTo(Startup.PLAIN);
+        assertThat(of("serve --bogus")).isEqualTo(Startup.RANK);
+        assertThat(of("serve --help")).isEqualTo(Startup.RANK);
+        assertThat(of("launch --bogus")).isEqualTo(Startup.LAUNCHER);
     }
 
     @Test

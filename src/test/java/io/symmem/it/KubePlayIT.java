@@ -55,8 +55,9 @@ class KubePlayIT {
                 "skipped: no image " + IMAGE + " (deploy/build-image.sh builds it before the integration tests)");
         int management = Ports.free();
         Path podFile = Files.createTempFile("symmem-pod", ".yaml");
-        Files.writeString(podFile, Serialization.asYaml(podZero(management)));
-        String podName = "symmem-0";
+        Pod pod = podZero(management);
+        Files.writeString(podFile, Serialization.asYaml(pod));
+        String podName = pod.getMetadata().getName();
         try {
             Result play = run(List.of("podman", "kube", "play", podFile.toString()));
             assertThat(play.exit).as("podman kube play:%n%s", play.out).isZero();
@@ -96,7 +97,10 @@ class KubePlayIT {
         }
     }
 
-    /** Pod 0 of the generated StatefulSet, filled in as described in the class comment. */
+    /**
+     * Pod 0 of the generated StatefulSet, filled in as described in the class comment. Its name carries this
+     * run's management port: two builds running this test at once on one machine share podman's pods.
+     */
     private static Pod podZero(int management) throws IOException {
         StatefulSet sts;
         try (KubernetesClient offline = new KubernetesClientBuilder().build()) {
@@ -130,7 +134,7 @@ class KubePlayIT {
                 .withPath(Path.of("target/test-classes/io/symmem/it/pod").toAbsolutePath().toString()).endHostPath().build());
         Map<String, String> labels = new HashMap<>(sts.getSpec().getTemplate().getMetadata().getLabels());
         labels.put("apps.kubernetes.io/pod-index", "0");
-        return new PodBuilder().withNewMetadata().withName(sts.getMetadata().getName() + "-0").withLabels(labels).endMetadata()
+        return new PodBuilder().withNewMetadata().withName(sts.getMetadata().getName() + "-0-" + management).withLabels(labels).endMetadata()
                 .withSpec(spec).build();
     }
 

@@ -2,9 +2,12 @@ package io.symmem.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The README's demo: 4 rank processes through the real store and the real native library. */
@@ -29,6 +32,12 @@ class LaunchDemoIT {
             // Ranks leave in order: none mistakes rank 0's store going away for a connection to re-make,
             // and nothing is thrown on the way out.
             assertThat(out).doesNotContain("connection to store").doesNotContain("Exception");
+            // The ranks unpacked the native library beside the application's jar, not into ~/.javacpp, which
+            // every build with the same jar name shares (a second build rewrote it under the first: SIGBUS).
+            Path cache = RankProcess.appJar().resolveSibling("app").resolve(".javacpp-cache");
+            try (Stream<Path> files = Files.walk(cache)) {
+                assertThat(files.map(f -> f.getFileName().toString())).as(cache.toString()).contains("libsymmem.so");
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A rank whose API or management port another process holds stops as for any bad setting: exit
- * status 2 and one line on stderr naming the variable, the port and what to do; no stack trace.
+ * status 2 and one line on stderr naming the variable, the port and what to do; no stack trace. So
+ * does one whose port is found taken only at the server's bind.
  */
 class PortInUseIT {
 
@@ -42,5 +43,24 @@ class PortInUseIT {
     void aTakenManagementPortStopsTheRankInOneLine() throws Exception {
         // The management port listens on every interface by default: a loopback listener already blocks it.
         refusedWhileHeld("SYMMEM_MANAGEMENT_PORT", "0.0.0.0", Map.of());
+    }
+
+    @Test
+    void aPortFoundTakenOnlyAtTheServersBindStopsTheRankInOneLine() throws Exception {
+        // A port chosen through Quarkus's own variable is not checked before the start (Quarkus's value wins):
+        // the server's bind is the first to find it taken, as when another process takes a port after the check.
+        try (ServerSocket held = new ServerSocket(Ports.freeBlock(1), 1, InetAddress.getLoopbackAddress())) {
+            int port = held.getLocalPort();
+            Map<String, String> env = Map.of("WORLD_SIZE", "1", "RANK", "0", "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "0",
+                    "SYMMEM_BACKEND", "host", "QUARKUS_HTTP_PORT", Integer.toString(port));
+            try (RankProcess p = RankProcess.startSeparatingStderr("port-taken-at-bind", env, "serve")) {
+                int exit = p.exitCode(60);
+                String err = p.errors();
+                assertThat(exit).as("exit of serve with QUARKUS_HTTP_PORT=%d held; stderr:%n%s", port, err).isEqualTo(2);
+                assertThat(err.lines().toList()).as("stderr of serve with QUARKUS_HTTP_PORT=%d held", port).hasSize(1);
+                assertThat(err).startsWith("symmem: QUARKUS_HTTP_PORT=" + port + ": port " + port + " on 127.0.0.1 is already in use")
+                        .contains("set QUARKUS_HTTP_PORT to a free port").doesNotContain("Exception").doesNotContain("\tat ");
+            }
+        }
     }
 }

@@ -45,11 +45,18 @@ public class StartupBenchCommand implements Callable<Integer> {
             + "of a plain `java -jar` on the oldest runtime, 0 for none (default ${DEFAULT-VALUE}).")
     int wrapperRuns;
 
-    /** One way of starting the application: a runtime, and the AOT cache or not. */
-    record Setup(JavaRuntimes.Runtime runtime, Path aotCache) {
+    /**
+     * One way of starting the application: a runtime, and the AOT cache or not. With the cache, the options it
+     * was made with ({@code app.aot.cmd}, as bin/symmem starts it); without, the runtime's own clean start.
+     */
+    record Setup(JavaRuntimes.Runtime runtime, Path aotCache, List<String> cacheFlags) {
+        Setup(JavaRuntimes.Runtime runtime) {
+            this(runtime, null, List.of());
+        }
+
         List<String> javaCommand(Path jar) {
             List<String> command = new ArrayList<>(List.of(runtime.java().toString()));
-            command.addAll(runtime.cleanStartFlags());
+            command.addAll(aotCache != null ? cacheFlags : runtime.cleanStartFlags());
             if (aotCache != null) {
                 command.add("-XX:AOTCache=" + aotCache);
             }
@@ -76,10 +83,12 @@ public class StartupBenchCommand implements Callable<Integer> {
         Path aot = jar.resolveSibling("app.aot");
         String aotVersion = Files.exists(aot.resolveSibling("app.aot.java"))
                 ? Files.readString(aot.resolveSibling("app.aot.java")).trim() : "";
+        Path aotCommand = aot.resolveSibling("app.aot.cmd");
+        List<String> cacheFlags = Files.exists(aotCommand) ? Files.readAllLines(aotCommand).stream().skip(1).toList() : List.of();
         for (JavaRuntimes.Runtime r : runtimes) {
-            setups.add(new Setup(r, null));
+            setups.add(new Setup(r));
             if (r.major() >= 25 && Files.exists(aot) && aotVersion.equals(r.version())) {
-                setups.add(new Setup(r, aot));
+                setups.add(new Setup(r, aot, cacheFlags));
             } else if (r.major() >= 25) {
                 System.out.println("symmem bench startup: no AOT cache for " + r + " (" + aot + " is "
                         + (Files.exists(aot) ? "for Java " + aotVersion : "missing: bin/aot-train makes it") + ")");
@@ -88,6 +97,10 @@ public class StartupBenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "symmem bench startup: %d run(s) each, %d CPUs, load average %.2f; ms from process start%n",
                 runs, Runtime.getRuntime().availableProcessors(), java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                         .getSystemLoadAverage());
+        if (!cacheFlags.isEmpty()) {
+            System.out.println("symmem bench startup: with the AOT cache, the options it was made with (app.aot.cmd): "
+                    + String.join(" ", cacheFlags));
+        }
         System.out.printf(Locale.ROOT, "%-28s %5s  %-20s %-20s%n", "runtime", "ranks", "up min/med/max", "joined min/med/max");
         for (Setup setup : setups) {
             for (int n : worldSizes) {
@@ -106,7 +119,7 @@ public class StartupBenchCommand implements Callable<Integer> {
         Path wrapper = jar.toAbsolutePath().getParent().getParent().getParent().resolve("bin").resolve("symmem");
         if (wrapperRuns > 0 && Files.isExecutable(wrapper)) {
             compareWrapper(wrapper, new Setup(runtimes.stream().min(java.util.Comparator.comparingInt(JavaRuntimes.Runtime::major))
-                    .orElseThrow(), null), jar);
+                    .orElseThrow()), jar);
         }
         if (demoRuns > 0) {
             System.out.printf(Locale.ROOT, "%n%-28s  %s%n", "runtime", "launch -n 4 demo, ms min/med/max");
