@@ -435,8 +435,16 @@ symmem_status symmem_stream_marker_free(symmem_stream_marker* marker);
  * chosen by the caller and resolves each entry point with dlsym (docs/nccl.md). In a build without
  * CUDA every call here fails with SYMMEM_ERR_UNSUPPORTED.
  *
- * Communicators are NON-BLOCKING NCCL communicators (ncclConfig_t.blocking = 0): every call returns
- * within its timeout_ms. A wait that passes its deadline (init whose peers never join, a collective
+ * A communicator is made NON-BLOCKING (ncclConfig_t.blocking = 0) and then, where NCCL has
+ * ncclCommSplit (2.18+), split into a BLOCKING one that shares its resources and abort flag: the
+ * collectives, groups and windows run on that one, so NCCL enqueues in the calling thread as in its
+ * own C loop (a non-blocking NCCL starts a thread per call). NCCL connects every algorithm during
+ * the init and the split (symmem_nccl_runtime_connect), under their deadline, so a collective never
+ * waits for a peer in the calling thread: it enqueues, and a peer that never comes holds only the
+ * device, where symmem_nccl_comm_synchronize's deadline ends it. A call that does wait inside NCCL
+ * (a window registration, a finalize: both collective) is ended at its deadline by aborting the
+ * non-blocking parent, which raises the shared flag; that lever is a last resort (nccl/nccl_comm.cpp
+ * says why). A wait that passes its deadline (init whose peers never join, a collective
  * that does not complete, a finalize that does not end) calls ncclCommAbort and fails with
  * SYMMEM_ERR_TIMEOUT naming the operation, the communicator's label, the rank and the deadline; an
  * asynchronous NCCL error aborts it too (SYMMEM_ERR_SYSTEM with NCCL's texts). symmem_abort aborts
@@ -460,13 +468,24 @@ symmem_status symmem_nccl_load(const char* const* paths, int n);
 int symmem_nccl_loaded(void);
 /* The file the loaded NCCL came from (as the dynamic loader resolved it); "" before loading. */
 const char* symmem_nccl_library_path(void);
+/* NCCL_RUNTIME_CONNECT as NCCL's first communicator init will read it, and where it came from:
+ * "NCCL_RUNTIME_CONNECT=0 (set by symmem)" (the load sets 0 when the environment has no value: NCCL
+ * then connects every algorithm during the init, under its deadline, and no collective waits for a
+ * peer in the calling thread) or "NCCL_RUNTIME_CONNECT=<v> (from the environment)" (kept as is;
+ * with 1, a first collective connects lazily and a peer that never comes can hold it past its
+ * timeout_ms); "" before loading. NCCL reads it once per process: a NCCL communicator created in
+ * this process before symmem_nccl_load (by other code) fixes it. Every process of a communicator
+ * must read the same value (a rank connecting at init waits for exchanges that a lazy one makes
+ * only at its first collective: the init times out). */
+const char* symmem_nccl_runtime_connect(void);
 /* ncclGetVersion's code (X*10000+Y*100+Z) and its parts; any out pointer may be NULL.
  * SYMMEM_ERR_STATE before loading. (NCCL's C API has no run-time suffix.) */
 symmem_status symmem_nccl_version(int* out_code, int* out_major, int* out_minor, int* out_patch);
 /* ncclGetUniqueId: SYMMEM_NCCL_UNIQUE_ID_BYTES bytes into out_id. */
 symmem_status symmem_nccl_unique_id(uint8_t* out_id);
 
-/* ncclCommInitRankConfig with blocking = 0, waited for up to timeout_ms. device >= 0 is made
+/* ncclCommInitRankConfig with blocking = 0, then ncclCommSplit into the blocking data communicator
+ * (splitShare = 1), both waited for up to timeout_ms in all. device >= 0 is made
  * current for this and every later call on the communicator (the caller's current device is
  * restored); -1 uses the device current at this call and never sets one. label names the
  * communicator in messages ("group 'world'"); NULL or "" gives "communicator of N ranks". */
@@ -474,7 +493,8 @@ symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, i
                                          const char* label, int timeout_ms,
                                          symmem_nccl_comm** out);
 /* Requests ncclCommAbort now (from any thread): done at once when no call is using the
- * communicator, else by that call at its next polling turn, which then fails SYMMEM_ERR_ABORTED. */
+ * communicator, else by that call at its next polling turn, or (a call blocked inside NCCL) as soon
+ * as the raised abort flag lets it return; that call then fails SYMMEM_ERR_ABORTED. */
 symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason);
 /* 1 once the communicator is aborted (or an abort was requested). */
 int symmem_nccl_comm_aborted(symmem_nccl_comm* comm);
@@ -488,8 +508,10 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms);
  * operation enqueued through it. */
 symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream, int timeout_ms);
 
-/* Collectives: ENQUEUE on `stream` and return (call symmem_nccl_comm_synchronize to wait). Outside
- * a group, NCCL's ncclInProgress answer is polled to its end within timeout_ms; inside
+/* Collectives: ENQUEUE on `stream` and return (call symmem_nccl_comm_synchronize to wait). NCCL
+ * enqueues before it returns (a first call of an algorithm may wait for the peers to connect: at
+ * timeout_ms the communicator is aborted); without ncclCommSplit, NCCL's ncclInProgress answer is
+ * polled to its end within timeout_ms instead. Inside
  * symmem_nccl_group_start/end the group end does that. Buffers are device pointers; counts are
  * elements. Reduce: recv is used on the root only. Broadcast: send is read on the root only. */
 symmem_status symmem_nccl_all_reduce(symmem_nccl_comm* comm, const void* send, void* recv,

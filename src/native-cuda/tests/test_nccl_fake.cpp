@@ -114,7 +114,12 @@ static void init_and_collectives_ok() {
   CHECK(size == 80);             // sizeof(ncclConfig_v22800)
   CHECK(magic == 0xcafebeefu);   // NCCL_CONFIG_INITIALIZER's magic
   CHECK(version == 22800);       // the layout's version, not the loaded library's
-  CHECK(blocking == 0);          // non-blocking: our waits have deadlines
+  CHECK(blocking == 0);          // non-blocking: the init's wait has a deadline
+  // The data communicator: a blocking split sharing the parent's resources and abort flag.
+  int split_blocking = -1, split_share = -1;
+  fake_fn<void (*)(int*, int*)>("fake_nccl_split_config")(&split_blocking, &split_share);
+  CHECK(fake_count("fake_nccl_splits") == 1);
+  CHECK(split_blocking == 1 && split_share == 1);
   CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_reduce(c, buf, nullptr, 7, 9, 1, 0, nullptr, 1000));  // rank 1: no recv needed
   CHECK_OK(symmem_nccl_broadcast(c, nullptr, buf, 7, 8, 0, nullptr, 1000));  // send only on root
@@ -130,7 +135,7 @@ static void init_and_collectives_ok() {
   CHECK_STATUS(symmem_nccl_group_end(1000), SYMMEM_ERR_STATE);
   CHECK(symmem_nccl_comm_aborted(c) == 0);
   CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
-  CHECK(fake_count("fake_nccl_finalizes") == 1 && fake_count("fake_nccl_destroys") == 1);
+  CHECK(fake_count("fake_nccl_finalizes") == 2 && fake_count("fake_nccl_destroys") == 2);  // child, parent
   CHECK(fake_count("fake_nccl_aborts") == 0);
   CHECK_OK(symmem_nccl_comm_destroy(nullptr, 1000));
 }
@@ -203,7 +208,7 @@ static void collective_deadline() {
   CHECK(took >= 240 && took < 2000);
   CHECK_ERROR_HAS("allReduce(bf16 avg, 7 elements) on group 'dp' (rank 1 of 2)");
   CHECK_ERROR_HAS("within 250 ms; communicator aborted");
-  CHECK(fake_count("fake_nccl_aborts") == 1);
+  CHECK(fake_count("fake_nccl_aborts") == 2);  // the parent (the lever), then the blocked child
   CHECK(symmem_nccl_comm_aborted(c) == 1);
   setenv("FAKE_NCCL_MODE", "ok", 1);
   CHECK_STATUS(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 250), SYMMEM_ERR_STATE);
@@ -256,7 +261,7 @@ static void process_abort() {
   CHECK_ERROR_HAS("allReduce(fp32 sum, 7 elements) on group 'busy' (rank 0 of 2): aborted: symmem_abort: rank 1 is gone (test)");
   CHECK(symmem_nccl_comm_aborted(idle) == 1);
   CHECK(symmem_nccl_comm_aborted(busy) == 1);
-  CHECK(fake_count("fake_nccl_aborts") == 2);
+  CHECK(fake_count("fake_nccl_aborts") == 4);  // parent and child of each
   setenv("FAKE_NCCL_MODE", "ok", 1);
   uint8_t uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
   CHECK_OK(symmem_nccl_unique_id(uid));
@@ -269,7 +274,7 @@ static void process_abort() {
   symmem_nccl_comm* fresh = init(1, 0, nullptr, 1000);
   CHECK_OK(symmem_nccl_all_reduce(fresh, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_comm_destroy(fresh, 1000));
-  CHECK(fake_count("fake_nccl_aborts") == 2);
+  CHECK(fake_count("fake_nccl_aborts") == 4);
 }
 
 static void explicit_abort() {
@@ -281,7 +286,86 @@ static void explicit_abort() {
   CHECK_STATUS(symmem_nccl_all_gather(c, buf, buf, 1, 7, nullptr, 1000), SYMMEM_ERR_STATE);
   CHECK_ERROR_HAS("the communicator was aborted (the application gave up)");
   CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  CHECK(fake_count("fake_nccl_aborts") == 2);
+}
+
+// symmem_nccl_comm_abort from another thread ends a collective blocked inside NCCL (its thread holds
+// the communicator's mutex): the abort pulls the lever instead of waiting for the mutex.
+static void abort_ends_a_blocked_collective() {
+  load_fake();
+  symmem_nccl_comm* c = init(2, 0, "group 'tp'", 1000);
+  setenv("FAKE_NCCL_MODE", "coll_hang", 1);
+  std::thread aborter([c] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK_OK(symmem_nccl_comm_abort(c, "the peer is gone (test)"));
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_STATUS(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 30000), SYMMEM_ERR_ABORTED);
+  double took = ms_since(t0);
+  aborter.join();
+  CHECK(took >= 140 && took < 3000);
+  CHECK_ERROR_HAS("allReduce(fp32 sum, 7 elements) on group 'tp' (rank 0 of 2): aborted: the peer is gone (test)");
+  CHECK(symmem_nccl_comm_aborted(c) == 1);
+  CHECK(fake_count("fake_nccl_aborts") == 2);
+  setenv("FAKE_NCCL_MODE", "ok", 1);
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  symmem_nccl_comm* fresh = init(1, 0, nullptr, 1000);
+  CHECK_OK(symmem_nccl_all_reduce(fresh, buf, buf, 7, 7, 0, nullptr, 1000));
+  CHECK_OK(symmem_nccl_comm_destroy(fresh, 1000));
+}
+
+// A split that never completes (a rank stopped between its init and the split): the init ends at
+// its deadline, naming the split, with the parent aborted.
+static void split_deadline() {
+  load_fake();
+  setenv("FAKE_NCCL_MODE", "split_hang", 1);
+  uint8_t uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
+  CHECK_OK(symmem_nccl_unique_id(uid));
+  symmem_nccl_comm* c = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_STATUS(symmem_nccl_comm_init_rank(2, uid, 1, -1, "group 'world'", 300, &c), SYMMEM_ERR_TIMEOUT);
+  double took = ms_since(t0);
+  CHECK(c == nullptr);
+  CHECK(took >= 290 && took < 2000);
+  CHECK_ERROR_HAS("ncclCommSplit(blocking data communicator) on group 'world' (rank 1 of 2)");
+  CHECK_ERROR_HAS("within 300 ms; communicator aborted");
   CHECK(fake_count("fake_nccl_aborts") == 1);
+}
+
+// A peer that never calls the collective (it skipped it, or hangs elsewhere): the collective must not
+// wait for it in the calling thread, where no deadline reaches reliably (NCCL's default since 2.22
+// connects an algorithm's peers at its first collective, in that thread). symmem has NCCL connect
+// everything at init, under the init's deadline, so the call enqueues at once and the wait happens
+// on the device, where synchronize's deadline and abort end it (not reachable without a GPU).
+static void a_first_collective_does_not_wait_for_an_absent_peer() {
+  load_fake();
+  symmem_nccl_comm* c = init(2, 0, "group 'dp'", 1000);
+  setenv("FAKE_NCCL_MODE", "peer_absent", 1);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 250));
+  CHECK_OK(symmem_nccl_group_start());
+  CHECK_OK(symmem_nccl_all_gather(c, buf, buf, 1, 7, nullptr, 250));
+  CHECK_OK(symmem_nccl_group_end(250));
+  double took = ms_since(t0);
+  CHECK(took < 200);
+  CHECK(symmem_nccl_comm_aborted(c) == 0);
+  CHECK_OK(symmem_nccl_comm_abort(c, "the peer never came (test)"));
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
+  CHECK(fake_count("fake_nccl_runtime_connect") == 0);  // what NCCL's first init read
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "NCCL_RUNTIME_CONNECT=0 (set by symmem)") == 0);
+}
+
+// A NCCL_RUNTIME_CONNECT the user set is NCCL's to read, unchanged; symmem says where it came from.
+static void runtime_connect_from_the_environment() {
+  setenv("NCCL_RUNTIME_CONNECT", "1", 1);
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "") == 0);  // before loading
+  load_fake();
+  CHECK(std::strcmp(symmem_nccl_runtime_connect(), "NCCL_RUNTIME_CONNECT=1 (from the environment)") == 0);
+  symmem_nccl_comm* c = init(1, 0, nullptr, 1000);
+  CHECK(fake_count("fake_nccl_runtime_connect") == 1);
+  CHECK(std::strcmp(std::getenv("NCCL_RUNTIME_CONNECT"), "1") == 0);
+  CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
+  CHECK_OK(symmem_nccl_comm_destroy(c, 1000));
 }
 
 // The fake is a NCCL without ncclMemAlloc and the window calls (as a NCCL older than 2.19 / 2.27
@@ -346,6 +430,11 @@ int main() {
                         {"async_error", async_error},
                         {"process_abort", process_abort},
                         {"explicit_abort", explicit_abort},
+                        {"abort_ends_a_blocked_collective", abort_ends_a_blocked_collective},
+                        {"split_deadline", split_deadline},
+                        {"a_first_collective_does_not_wait_for_an_absent_peer",
+                         a_first_collective_does_not_wait_for_an_absent_peer},
+                        {"runtime_connect_from_the_environment", runtime_connect_from_the_environment},
                         {"symmetric_memory_needs_newer_nccl", symmetric_memory_needs_newer_nccl}};
   int failed = 0;
   for (const Case& c : cases) {
@@ -355,6 +444,7 @@ int main() {
       alarm(20);  // a hang is a failure, not a stuck ctest
       unsetenv("FAKE_NCCL_MODE");
       unsetenv("FAKE_NCCL_VERSION");
+      unsetenv("NCCL_RUNTIME_CONNECT");
       c.fn();
       std::fflush(stderr);
       _exit(0);
@@ -362,7 +452,7 @@ int main() {
     int status = 0;
     waitpid(pid, &status, 0);
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    std::printf("%-28s %s\n", c.name, ok ? "ok" : "FAILED");
+    std::printf("%-52s %s\n", c.name, ok ? "ok" : "FAILED");
     if (!ok) failed++;
   }
   return failed == 0 ? 0 : 1;

@@ -17,6 +17,7 @@ extern "C" {
 symmem_status symmem_nccl_load(const char* const*, int) { return no_cuda("symmem_nccl_load"); }
 int symmem_nccl_loaded(void) { return 0; }
 const char* symmem_nccl_library_path(void) { return ""; }
+const char* symmem_nccl_runtime_connect(void) { return ""; }
 symmem_status symmem_nccl_version(int*, int*, int*, int*) { return no_cuda("symmem_nccl_version"); }
 symmem_status symmem_nccl_unique_id(uint8_t*) { return no_cuda("symmem_nccl_unique_id"); }
 symmem_status symmem_nccl_comm_init_rank(int, const uint8_t*, int, int, const char*, int,

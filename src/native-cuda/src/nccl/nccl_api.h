@@ -120,6 +120,9 @@ struct Api {
                    void* stream) = nullptr;
   int (*ReduceScatter)(const void* send, void* recv, size_t recv_count, int dtype, int op,
                        nccl_comm_t comm, void* stream) = nullptr;
+  // Optional (NCCL 2.18+): without it communicators stay non-blocking end to end (nccl_comm.cpp).
+  int (*CommSplit)(nccl_comm_t comm, int color, int key, nccl_comm_t* newcomm,
+                   nccl_config* config) = nullptr;
   int (*GroupStart)() = nullptr;
   int (*GroupEnd)() = nullptr;
   // Optional: resolved when the library has them, else left null (the symmetric backend then says

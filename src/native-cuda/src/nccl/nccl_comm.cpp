@@ -1,7 +1,40 @@
-// NCCL communicators with deadlines. Every communicator is created NON-BLOCKING (config.blocking =
-// 0): NCCL calls then return at once (ncclInProgress while work continues in NCCL's threads), and we
-// poll ncclCommGetAsyncError ourselves, so that every wait has a deadline, notices symmem_abort, and
-// ends with ncclCommAbort instead of a hang when a rank never comes or a collective never completes.
+// NCCL communicators with deadlines, and collectives at NCCL's own speed.
+//
+// Set-up: the communicator is created NON-BLOCKING (config.blocking = 0): ncclCommInitRankConfig
+// returns at once and we poll ncclCommGetAsyncError ourselves, so the init has a deadline, notices
+// symmem_abort and ends with ncclCommAbort instead of a hang when a rank never comes.
+//
+// Data path: a non-blocking NCCL (2.28, group.cc) runs EVERY group, and so every single collective, on
+// a freshly created thread and answers ncclInProgress; with our polling that cost 100-270 us a call
+// against NCCL's 10 us. So the init then splits the parent (color 0, same ranks, under the same
+// deadline, still non-blocking) into a BLOCKING child with splitShare = 1, and every collective,
+// group and window runs on the child: NCCL enqueues in the calling thread and returns, as in its own
+// C loop. splitShare = 1 also means no second set of buffers, and that the child SHARES the parent's
+// abort flag (init.cc, ncclCommInitChildComm). That flag is what every NCCL wait checks (bootstrap
+// sockets, the work FIFO, the kernels through its device copy), and ncclCommAbort raises it first.
+//
+// Deadlines and aborts on the data path:
+// - no collective waits for a peer in the host: NCCL 2.22+ would connect an algorithm's peers at its
+//   first collective, in the calling thread (NCCL_RUNTIME_CONNECT, default 1), but the loader sets
+//   NCCL_RUNTIME_CONNECT=0 unless the user set it (nccl_loader.cpp), so the init and the split connect
+//   every algorithm, non-blocking and under the init's deadline; symmetric kernels set up at the
+//   first NCCL_WIN_COLL_SYMMETRIC window registration (sym_kernels.cc, dev_runtime.cc). A peer that
+//   never comes then holds only the device, and a collective enqueues and returns;
+// - a collective that never completes on the device is seen by our own wait (synchronize: an event
+//   query with a deadline, as PyTorch's watchdog does), which then aborts the communicator (the
+//   kernels poll the abort flag);
+// - a blocking call that still waits in the host (window registration and finalize are collective;
+//   a first collective where the user set NCCL_RUNTIME_CONNECT=1) is marked busy with its deadline;
+//   a watchdog thread, or an abort request, then aborts the PARENT (pull_lever): nobody calls into
+//   the parent after the split, so this is no concurrent use of a communicator, and its abort raises
+//   the shared flag, the stuck call returns an error, and its own thread aborts the child
+//   (abort_locked). In NCCL 2.28.9's source the bootstrap socket waits (accept, send, recv) check
+//   that flag; yet a 2-GPU run (2026-11-26) saw a first collective connecting to a peer that never
+//   came stay in NCCL 60 s after the lever was pulled, at a wait not identified. So the lever is a
+//   last resort, not a guarantee: what must end on time (collectives) does not wait in the host.
+// NCCL's own advice (user guide, fault tolerance) is non-blocking communicators for aborts "at any
+// point"; the lever keeps that property for the one communicator that has no caller. Without
+// ncclCommSplit (NCCL < 2.18) the communicator stays non-blocking end to end, polled as before.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,6 +44,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/abi.h"
@@ -35,18 +69,44 @@ std::vector<symmem_nccl_comm*> g_registry;
 
 }  // namespace
 
+namespace {
+
+// ncclCommAbort on `comm` with c's device current. Success or ncclInProgress both mean the abort has
+// started; either way the handle is gone.
+void abort_handle(const Api* a, const symmem_nccl_comm* c, nccl_comm_t comm) {
+  if (comm == nullptr || a == nullptr) return;
+  int prev = -1;
+  bool restore = c->device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != c->device;
+  if (c->device >= 0) cudaSetDevice(c->device);
+  (void)a->CommAbort(comm);
+  if (restore) cudaSetDevice(prev);
+  cudaGetLastError();
+}
+
+}  // namespace
+
+void pull_lever(symmem_nccl_comm* c) {
+  std::lock_guard<std::mutex> lock(c->lever_mu);
+  if (c->parent == nullptr) return;
+  c->lever_pulled.store(true);  // before the flag rises: the blocked call may return at once
+  abort_handle(api(), c, c->parent);
+  c->parent = nullptr;
+}
+
+void end_busy(symmem_nccl_comm* c) {
+  if (c->busy_until_ns.exchange(0) == kBusyClaimed)
+    while (!c->lever_pulled.load()) std::this_thread::yield();
+}
+
+Wait lever_wait(symmem_nccl_comm* c) {
+  if (!c->lever_pulled.load()) return Wait::kDone;
+  return aborted() || c->abort_requested.load() ? Wait::kAborted : Wait::kTimeout;
+}
+
 void abort_locked(symmem_nccl_comm* c, const std::string& why) {
   if (c->aborted) return;
-  const Api* a = api();
-  if (c->handle != nullptr && a != nullptr) {
-    int prev = -1;
-    bool restore = c->device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != c->device;
-    if (c->device >= 0) cudaSetDevice(c->device);
-    // Success or ncclInProgress both mean the abort has started; either way the handle is gone.
-    (void)a->CommAbort(c->handle);
-    if (restore) cudaSetDevice(prev);
-    cudaGetLastError();
-  }
+  abort_handle(api(), c, c->handle);
+  pull_lever(c);  // the parent goes with it
   c->handle = nullptr;
   c->aborted = true;
   c->aborted_why = why;
@@ -55,9 +115,17 @@ void abort_locked(symmem_nccl_comm* c, const std::string& why) {
 
 namespace {
 
-// symmem_abort's hook: aborts every communicator nobody is waiting on now; a waiting thread sees
-// abort_requested at its next polling turn and aborts it itself (NCCL calls on one communicator
-// must not run concurrently).
+// For a communicator whose mutex another thread holds: that thread either polls (it sees
+// abort_requested at its next turn and aborts it itself: NCCL calls on one communicator must not run
+// concurrently) or is inside a blocking NCCL call, which only the lever ends. abort_requested is
+// stored before busy_until_ns is read, and the caller publishes busy before it reads abort_requested,
+// so one of the two sides always sees the other.
+void abort_busy(symmem_nccl_comm* c) {
+  if (c->busy_until_ns.load() != 0) pull_lever(c);
+}
+
+// symmem_abort's hook: aborts every communicator nobody is using now, and pulls the lever of those a
+// thread is blocked in.
 void on_process_abort(const char* reason) {
   std::lock_guard<std::mutex> lock(g_registry_mutex);
   for (symmem_nccl_comm* c : g_registry) {
@@ -66,6 +134,35 @@ void on_process_abort(const char* reason) {
     if (c->mu.try_lock()) {
       abort_locked(c, c->requested_reason);
       c->mu.unlock();
+    } else {
+      abort_busy(c);
+    }
+  }
+}
+
+// How often the watchdog looks at the blocking calls in progress: the precision of their deadlines.
+constexpr int64_t kWatchdogPeriodNs = 2'000'000;
+
+// Pulls the lever of the call busy until `until`, if that call is still in progress (see kBusyClaimed).
+void expire(symmem_nccl_comm* c, int64_t until) {
+  std::lock_guard<std::mutex> lock(c->lever_mu);
+  if (c->parent == nullptr) return;
+  if (!c->busy_until_ns.compare_exchange_strong(until, kBusyClaimed)) return;  // it returned meanwhile
+  c->lever_pulled.store(true);
+  abort_handle(api(), c, c->parent);
+  c->parent = nullptr;
+}
+
+// One thread per process, started with the first communicator that has a lever: it ends the blocking
+// calls that pass their deadline. The callers only store their deadline (no wake-up on the hot path).
+void watchdog() {
+  for (;;) {
+    sleep_ns(kWatchdogPeriodNs);
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    int64_t now = now_ns();
+    for (symmem_nccl_comm* c : g_registry) {
+      int64_t until = c->busy_until_ns.load();
+      if (until > 0 && (now >= until || c->abort_requested.load() || aborted())) expire(c, until);
     }
   }
 }
@@ -75,6 +172,11 @@ void register_comm(symmem_nccl_comm* c) {
   std::call_once(once, [] { register_abort_hook(&on_process_abort); });
   std::lock_guard<std::mutex> lock(g_registry_mutex);
   g_registry.push_back(c);
+}
+
+void start_watchdog() {
+  static std::once_flag once;
+  std::call_once(once, [] { std::thread(watchdog).detach(); });
 }
 
 void unregister_comm(symmem_nccl_comm* c) {
@@ -97,6 +199,11 @@ std::string where(const symmem_nccl_comm* c, const std::string& op) {
 
 // Refuses work on an aborted communicator or in an aborted process.
 symmem_status usable(symmem_nccl_comm* c, const std::string& op) {
+  // A pulled lever raised the abort flag: whatever the last call answered, nothing may run on it.
+  if (!c->aborted && c->lever_pulled.load())
+    abort_locked(c, aborted() || c->abort_requested.load()
+                        ? (aborted() ? "symmem_abort: " + abort_reason() : requested_reason(c))
+                        : "a blocking NCCL call on it passed its deadline");
   if (c->aborted)
     return fail(SYMMEM_ERR_STATE, "%s: the communicator was aborted (%s); close it and create a new one",
                 where(c, op).c_str(), c->aborted_why.c_str());
@@ -242,8 +349,10 @@ std::string last_op_text(const symmem_nccl_comm* c) {
   return describe(CollArgs{c->last_name, c->last_dtype, c->last_opcode, c->last_root, c->last_count});
 }
 
-// Enqueues one collective. Outside a group, an ncclInProgress answer (the enqueue continues in
-// NCCL's threads) is polled to its end within the deadline; inside a group the group end does that.
+// Enqueues one collective. On the blocking data communicator NCCL enqueues before it returns (busy
+// meanwhile, for the lever: with NCCL_RUNTIME_CONNECT=1 a first call of an algorithm waits for its
+// peers). Without one, an ncclInProgress answer (the enqueue continues in NCCL's threads) is polled
+// to its end within the deadline; inside a group the group end does that.
 template <class Call>
 symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout_ms, Call call) {
   if (symmem_status s = check_comm_args(c, x, timeout_ms); s != SYMMEM_OK) return s;
@@ -251,7 +360,8 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
   if (symmem_status s = require_loaded(x.name, &a); s != SYMMEM_OK) return s;
   std::lock_guard<std::mutex> lock(c->mu);
   // The usual case (a usable communicator) is checked without building the operation's text.
-  if (c->aborted || aborted() || c->abort_requested.load() || c->handle == nullptr) {
+  if (c->aborted || aborted() || c->abort_requested.load() || c->handle == nullptr ||
+      c->lever_pulled.load(std::memory_order_relaxed)) {
     if (symmem_status s = usable(c, describe(x)); s != SYMMEM_OK) return s;
   }
   Deadline deadline(timeout_ms);
@@ -262,9 +372,18 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
   c->last_opcode = x.op;
   c->last_root = x.root;
   c->last_count = x.count;
+  c->busy_until_ns.store(deadline.end_ns());
+  // Read after busy is published (see abort_busy): an abort that came meanwhile is not missed.
+  if (aborted() || c->abort_requested.load()) {
+    c->busy_until_ns.store(0);
+    return usable(c, describe(x));
+  }
   int r = call(a);
-  if (r == kSuccess && t_group_depth == 0) return SYMMEM_OK;
+  end_busy(c);
+  if (r == kSuccess && t_group_depth == 0 && !c->lever_pulled.load()) return SYMMEM_OK;
   const std::string op = describe(x);
+  if (Wait w = lever_wait(c); w != Wait::kDone)
+    return fail_wait(w, r, c, op, timeout_ms, "was not enqueued");
   if (t_group_depth > 0) {
     if (r != kSuccess && r != kInProgress) return fail_nccl(r, c->handle, "%s", where(c, op).c_str());
     if (std::find(t_group_comms.begin(), t_group_comms.end(), c) == t_group_comms.end()) {
@@ -368,6 +487,36 @@ symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, i
       delete c;
       return s;
     }
+    if (a->CommSplit != nullptr) {
+      // The blocking data communicator (see the top of this file), under the init's deadline. NCCL
+      // writes `child` from its thread when the split completes, before the parent's state leaves
+      // ncclInProgress; after an abort of the parent it may or may not have.
+      std::string split = "ncclCommSplit(blocking data communicator)";
+      nccl_config child_config = default_config();
+      child_config.blocking = 1;
+      child_config.splitShare = 1;
+      nccl_comm_t child = nullptr;
+      r = a->CommSplit(c->handle, 0, rank, &child, &child_config);
+      w = r == kSuccess || r == kInProgress ? poll_async(a, c, deadline, &r) : Wait::kError;
+      if (w == Wait::kDone && child == nullptr) {
+        w = Wait::kError;
+        r = kInternalError;
+      }
+      if (w != Wait::kDone) {
+        symmem_status s = fail_wait(
+            w, r, c, split, timeout_ms,
+            "did not complete: not every rank reached it (or NCCL could not set it up)");
+        abort_handle(a, c, __atomic_load_n(&child, __ATOMIC_ACQUIRE));
+        lock.unlock();
+        unregister_comm(c);
+        delete c;
+        return s;
+      }
+      std::lock_guard<std::mutex> lever(c->lever_mu);
+      c->parent = c->handle;
+      c->handle = child;
+      start_watchdog();
+    }
     c->last_op = op;
     c->last_name = nullptr;
     *out = c;
@@ -387,13 +536,15 @@ symmem_status symmem_nccl_comm_abort(symmem_nccl_comm* comm, const char* reason)
   if (comm->mu.try_lock()) {
     abort_locked(comm, reason);
     comm->mu.unlock();
-  }  // else a thread is waiting on it and aborts it at its next turn
+  } else {
+    abort_busy(comm);  // a polling thread aborts it at its next turn, a blocked one returns
+  }
   return SYMMEM_OK;
 }
 
 int symmem_nccl_comm_aborted(symmem_nccl_comm* comm) {
   if (comm == nullptr) return 0;
-  if (comm->abort_requested.load()) return 1;
+  if (comm->abort_requested.load() || comm->lever_pulled.load()) return 1;  // without waiting for mu
   std::lock_guard<std::mutex> lock(comm->mu);
   return comm->aborted ? 1 : 0;
 }
@@ -409,7 +560,6 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
                   "symmem_nccl_comm_destroy: %s is used in a group that is still open (call "
                   "symmem_nccl_group_end first)",
                   comm->label.c_str());
-    unregister_comm(comm);  // symmem_abort no longer reaches it: we own it alone from here
     symmem_status result = SYMMEM_OK;
     {
       std::lock_guard<std::mutex> lock(comm->mu);
@@ -421,12 +571,36 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
           // No finalize after an abort request: it would wait for peers that may be gone.
           abort_locked(comm, aborted() ? "symmem_abort: " + abort_reason() : requested_reason(comm));
         } else {
-          // Finalize flushes the issued work and waits (in NCCL's threads) until the communicator
-          // is quiescent; only then may destroy free it without blocking. A finalize that does not
-          // end in time means unfinished work or a peer that does not close: abort instead.
+          // Finalize flushes the issued work and waits until the communicator is quiescent; only
+          // then may destroy free it without blocking. A finalize that does not end in time means
+          // unfinished work or a peer that does not close: abort instead. The blocking data
+          // communicator finalizes in this thread (busy: the lever ends it at the deadline), then
+          // the non-blocking parent in NCCL's threads, polled.
           Deadline deadline(timeout_ms);
-          int r = a->CommFinalize(comm->handle);
-          if (r == kSuccess || r == kInProgress) {
+          if (comm->parent != nullptr) {
+            int r = call_busy(comm, deadline, [&] { return a->CommFinalize(comm->handle); });
+            Wait w = lever_wait(comm);
+            if (w == Wait::kDone && r != kSuccess) w = Wait::kError;
+            if (w == Wait::kDone) r = a->CommDestroy(comm->handle);
+            if (w != Wait::kDone) {
+              result = fail_wait(w, r, comm, op, timeout_ms,
+                                 "ncclCommFinalize did not complete (unfinished work, or a peer that "
+                                 "does not close)");
+            } else {
+              std::lock_guard<std::mutex> lever(comm->lever_mu);
+              comm->handle = comm->parent;  // the parent's turn, below
+              comm->parent = nullptr;
+              if (r != kSuccess && r != kInProgress) {
+                result = fail_nccl(r, nullptr, "%s", where(comm, "ncclCommDestroy").c_str());
+                abort_handle(a, comm, comm->handle);
+                comm->handle = nullptr;
+              }
+            }
+          }
+          int r = comm->handle != nullptr ? a->CommFinalize(comm->handle) : kSuccess;
+          if (comm->handle == nullptr) {
+            // aborted above, or its destroy failed
+          } else if (r == kSuccess || r == kInProgress) {
             Wait w = poll_async(a, comm, deadline, &r);
             if (w == Wait::kDone) {
               r = a->CommDestroy(comm->handle);
@@ -451,6 +625,9 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
         comm->event = nullptr;
       }
     }
+    // Registered until here so that the watchdog ends a finalize that does not; symmem_abort may
+    // still mark it aborted meanwhile, which changes nothing any more.
+    unregister_comm(comm);
     delete comm;
     return result;
   });
@@ -503,6 +680,8 @@ symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream,
         if (async != kSuccess && async != kInProgress)
           return fail_wait(Wait::kError, async, comm, op, timeout_ms, "");
       }
+      if (done && comm->lever_pulled.load())  // the abort flag rose while it ran: no trusted result
+        return fail_wait(lever_wait(comm), kInProgress, comm, op, timeout_ms, "did not complete");
       if (done) return SYMMEM_OK;
       if (aborted() || comm->abort_requested.load())
         return fail_wait(Wait::kAborted, kInProgress, comm, op, timeout_ms, "");
@@ -597,21 +776,36 @@ symmem_status symmem_nccl_group_end(int timeout_ms) {
     const Api* a = nullptr;
     if (symmem_status s = require_loaded("symmem_nccl_group_end", &a); s != SYMMEM_OK) return s;
     Deadline deadline(timeout_ms);
+    // The outermost end launches the group; on blocking communicators in this thread, which may wait
+    // for peers: busy, so that the watchdog or an abort can end it.
+    const bool outermost = t_group_depth == 1;
+    if (outermost)
+      for (symmem_nccl_comm* c : t_group_comms) c->busy_until_ns.store(deadline.end_ns());
     int r = a->GroupEnd();
+    if (outermost)
+      for (symmem_nccl_comm* c : t_group_comms) end_busy(c);
     t_group_depth--;
     if (t_group_depth > 0) {  // an inner group end: NCCL launches only at the outermost one
       return r == kSuccess ? SYMMEM_OK : fail_nccl(r, nullptr, "ncclGroupEnd (nested)");
     }
     std::vector<symmem_nccl_comm*> comms;
     comms.swap(t_group_comms);
+    // A communicator whose lever was pulled says why the group failed (deadline or abort), first.
+    std::stable_partition(comms.begin(), comms.end(),
+                          [](symmem_nccl_comm* c) { return c->lever_pulled.load(); });
     symmem_status result = SYMMEM_OK;
-    if (r != kSuccess && r != kInProgress) result = fail_nccl(r, nullptr, "ncclGroupEnd");
+    bool levered = !comms.empty() && comms.front()->lever_pulled.load();
+    if (!levered && r != kSuccess && r != kInProgress) result = fail_nccl(r, nullptr, "ncclGroupEnd");
     // Non-blocking communicators: the group's work continues in NCCL's threads; wait for each of
-    // them (or abort them all at the deadline: a group is all or nothing).
+    // them (or abort them all at the deadline: a group is all or nothing). Blocking ones are done.
     for (symmem_nccl_comm* c : comms) {
       {
         std::lock_guard<std::mutex> lock(c->mu);
-        if (result == SYMMEM_OK && !c->aborted && c->handle != nullptr) {
+        Wait lw = lever_wait(c);
+        if (result == SYMMEM_OK && lw != Wait::kDone && !c->aborted) {
+          std::string op = "group of operations (last: " + last_op_text(c) + ")";
+          result = fail_wait(lw, r, c, op, timeout_ms, "did not complete ncclGroupEnd");
+        } else if (result == SYMMEM_OK && !c->aborted && c->handle != nullptr) {
           std::string op = "group of operations (last: " + last_op_text(c) + ")";
           int rr = kSuccess;
           Wait w = poll_async(a, c, deadline, &rr);

@@ -13,7 +13,19 @@
 #include "nccl/nccl_api.h"
 
 struct symmem_nccl_comm {
-  symmem::nccl::nccl_comm_t handle = nullptr;  // null once aborted (NCCL reclaims it)
+  // The communicator every collective, group and window uses; null once aborted (NCCL reclaims it).
+  // BLOCKING when `parent` is set (a split of the parent), else the non-blocking one of the init.
+  symmem::nccl::nccl_comm_t handle = nullptr;
+  // The non-blocking communicator of the init, kept as the data communicator's abort lever: the
+  // split shares NCCL's abort flag with it (splitShare), and no thread ever calls into it after the
+  // split, so ncclCommAbort(parent) from any thread ends a blocking call stuck on `handle` (see
+  // pull_lever). Null when the library has no ncclCommSplit, or once aborted. Guarded by lever_mu.
+  symmem::nccl::nccl_comm_t parent = nullptr;
+  std::mutex lever_mu;
+  std::atomic<bool> lever_pulled{false};
+  // Non-zero while a thread is inside a blocking NCCL call on `handle`: that call's deadline
+  // (now_ns clock). The watchdog pulls the lever when it passes; an abort pulls it at once.
+  std::atomic<int64_t> busy_until_ns{0};
   int nranks = 0;
   int rank = 0;
   int device = -1;  // -1: the device that was current at init (never changed by us)
@@ -88,13 +100,35 @@ std::string where(const symmem_nccl_comm* c, const std::string& op);
 // Refuses work on an aborted communicator or in an aborted process (aborting it then).
 symmem_status usable(symmem_nccl_comm* c, const std::string& op);
 std::string requested_reason(symmem_nccl_comm* c);
-// Calls ncclCommAbort once and orphans the windows. Caller holds c->mu.
+// Calls ncclCommAbort once (data communicator and lever) and orphans the windows. Caller holds c->mu.
 void abort_locked(symmem_nccl_comm* c, const std::string& why);
+// Aborts c's parent (at most once, from any thread, without c->mu): raises the abort flag it shares
+// with the blocking data communicator, so that a call blocked on it returns with an error.
+void pull_lever(symmem_nccl_comm* c);
+// Runs one NCCL call on c->handle that may block on a blocking communicator (a first collective
+// connects peers, window registration is collective, finalize waits for the work): marked busy until
+// `deadline` so that the watchdog or an abort can end it. After it, lever_wait says whether it was.
+// busy_until_ns while the watchdog pulls the lever of a call that passed its deadline. The watchdog
+// claims the call by compare-and-swap, so a call that returns just as its deadline passes is either
+// claimed (and fails) or not (and the lever stays down): never a lever pulled under a call that
+// already reported success.
+constexpr int64_t kBusyClaimed = -1;
+// Ends a busy period; if the watchdog claimed it, waits the few instructions until lever_pulled shows.
+void end_busy(symmem_nccl_comm* c);
+template <class F>
+int call_busy(symmem_nccl_comm* c, const Deadline& deadline, F f) {
+  c->busy_until_ns.store(deadline.end_ns());
+  int r = f();
+  end_busy(c);
+  return r;
+}
 // The windows no longer belong to NCCL (it releases them with the communicator): their buffers may
 // be freed, and deregistering them only frees the record. Caller holds c->mu.
 void orphan_windows(symmem_nccl_comm* c);
 
 enum class Wait { kDone, kError, kTimeout, kAborted };
+// kDone when the lever was not pulled, else why it was (an abort request, or the deadline).
+Wait lever_wait(symmem_nccl_comm* c);
 // Polls ncclCommGetAsyncError until it leaves ncclInProgress, the deadline passes or an abort is
 // requested. *result gets the last NCCL result. Caller holds c->mu.
 Wait poll_async(const Api* a, symmem_nccl_comm* c, const Deadline& deadline, int* result);

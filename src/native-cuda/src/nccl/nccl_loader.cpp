@@ -4,6 +4,7 @@
 // in order; every failure is kept, so "not found" names each place and why it was refused.
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -24,6 +25,29 @@ Api g_table;
 const Api* g_api = nullptr;  // set (under g_load_mutex) once g_table is complete
 int g_version_code = 0;
 std::string g_path;
+
+// NCCL_RUNTIME_CONNECT as NCCL will read it, and from where; "" before loading.
+std::string g_runtime_connect;
+
+// NCCL 2.22+ connects an algorithm's peers at its first collective (NCCL_RUNTIME_CONNECT, default 1),
+// in the calling thread of a blocking communicator, which then waits for a peer that never comes
+// where no deadline of ours ends it reliably (nccl_comm.cpp). With 0, NCCL's init connects every
+// algorithm (ring, tree, PAT, NVLS, CollNet: init.cc, initTransportsRank) and a collective never
+// connects (enqueue.cc tests comm->runtimeConn only): the connections are made by the init and the
+// split, which are non-blocking and under the init's deadline. NCCL reads the variable once per
+// process, at its first communicator init (NCCL_PARAM's cache), so it is set here, before any
+// init. A value the user set (even 1) is kept. Every rank of a communicator must agree (a rank that
+// connects at init waits for exchanges a lazy one makes at its first collective): symmem's processes
+// all do this. Its one cost: buffers for every algorithm at init.
+void settle_runtime_connect() {
+  const char* v = std::getenv("NCCL_RUNTIME_CONNECT");
+  if (v != nullptr && v[0] != '\0') {  // NCCL treats "" as unset
+    g_runtime_connect = std::string("NCCL_RUNTIME_CONNECT=") + v + " (from the environment)";
+    return;
+  }
+  setenv("NCCL_RUNTIME_CONNECT", "0", 1);
+  g_runtime_connect = "NCCL_RUNTIME_CONNECT=0 (set by symmem)";
+}
 
 // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z from 2.9 on.
 void decode(int code, int* major, int* minor, int* patch) {
@@ -68,6 +92,7 @@ bool try_load(const char* path, std::string* why) {
   get("ncclGroupStart", &t.GroupStart);
   get("ncclGroupEnd", &t.GroupEnd);
   std::string optional_missing;  // allowed: the calls that need them say so
+  dl_symbol(h, "ncclCommSplit", &t.CommSplit, &optional_missing);
   dl_symbol(h, "ncclMemAlloc", &t.MemAlloc, &optional_missing);
   dl_symbol(h, "ncclMemFree", &t.MemFree, &optional_missing);
   dl_symbol(h, "ncclCommWindowRegister", &t.CommWindowRegister, &optional_missing);
@@ -153,6 +178,7 @@ symmem_status symmem_nccl_load(const char* const* paths, int n) {
     for (int i = 0; i < n; i++) {
       std::string why;
       if (try_load(paths[i], &why)) {
+        settle_runtime_connect();
         g_api = &g_table;
         return SYMMEM_OK;
       }
@@ -171,6 +197,11 @@ int symmem_nccl_loaded(void) { return api() != nullptr ? 1 : 0; }
 const char* symmem_nccl_library_path(void) {
   std::lock_guard<std::mutex> lock(g_load_mutex);
   return g_api != nullptr ? g_path.c_str() : "";
+}
+
+const char* symmem_nccl_runtime_connect(void) {
+  std::lock_guard<std::mutex> lock(g_load_mutex);
+  return g_api != nullptr ? g_runtime_connect.c_str() : "";
 }
 
 symmem_status symmem_nccl_version(int* out_code, int* out_major, int* out_minor, int* out_patch) {

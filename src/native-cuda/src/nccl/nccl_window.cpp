@@ -3,8 +3,9 @@
 // data starts at the same offset in every rank's window (the pad region is the same on every rank),
 // which NCCL_WIN_COLL_SYMMETRIC requires.
 //
-// Registration is collective over the communicator and, on a non-blocking communicator, finishes in
-// NCCL's threads: it is polled like any other NCCL wait, with a deadline that aborts the
+// Registration is collective over the communicator: on the blocking data communicator it waits in
+// this thread, marked busy so that the watchdog ends it at the deadline (nccl_comm.cpp); on a
+// non-blocking one it finishes in NCCL's threads and is polled. Either way the deadline aborts the
 // communicator. NCCL answers success WITHOUT a window when the communicator cannot do symmetric
 // memory; that is reported as SYMMEM_ERR_UNSUPPORTED with the conditions NCCL needs.
 #include <algorithm>
@@ -87,7 +88,11 @@ symmem_status symmem_nccl_window_register(symmem_nccl_comm* comm, symmem_buffer*
     comm->last_op = op;
     comm->last_name = nullptr;
     nccl_window_t win = nullptr;
-    int r = a->CommWindowRegister(comm->handle, base, bytes, &win, flags);
+    int r = call_busy(comm, deadline,
+                      [&] { return a->CommWindowRegister(comm->handle, base, bytes, &win, flags); });
+    if (Wait w = lever_wait(comm); w != Wait::kDone)
+      return fail_wait(w, r, comm, op, timeout_ms,
+                       "did not complete (a rank of the communicator did not register its window)");
     if (r == kInvalidArgument || r == kInvalidUsage)  // refused up front: the communicator is fine
       return fail_nccl(r, comm->handle, "%s", where(comm, op).c_str());
     if (r != kSuccess && r != kInProgress) return fail_wait(Wait::kError, r, comm, op, timeout_ms, "");
@@ -156,7 +161,14 @@ symmem_status symmem_nccl_window_deregister(symmem_nccl_window* window, int time
     if (dev.error() != cudaSuccess) return fail_device(dev.error(), comm->device, where(comm, op));
     comm->last_op = op;
     comm->last_name = nullptr;
-    int r = a->CommWindowDeregister(comm->handle, window->handle);
+    int r = call_busy(comm, deadline,
+                      [&] { return a->CommWindowDeregister(comm->handle, window->handle); });
+    if (Wait w = lever_wait(comm); w != Wait::kDone) {
+      symmem_status s = fail_wait(w, r, comm, op, timeout_ms,
+                                  "did not complete (a rank of the communicator did not deregister)");
+      delete window;  // orphaned by the abort
+      return s;
+    }
     if (r == kInvalidArgument || r == kInvalidUsage)
       return fail_nccl(r, comm->handle, "%s", where(comm, op).c_str());
     if (r != kSuccess && r != kInProgress) {

@@ -58,7 +58,7 @@ public class NcclCheckCommand implements Callable<Integer> {
     public Integer call() {
         try {
             if (mode.equals("info")) {
-                System.out.println("nccl " + Nccl.load() + " from " + Nccl.libraryPath());
+                System.out.println("nccl " + Nccl.load() + " from " + Nccl.libraryPath() + ", " + Nccl.runtimeConnect());
                 return 0;
             }
             runtime.start();
@@ -70,8 +70,8 @@ public class NcclCheckCommand implements Callable<Integer> {
                 System.err.println("nccl-check: needs SYMMEM_BACKEND=cuda (got " + backend.name() + ")");
                 return 2;
             }
-            System.out.printf("[%d] nccl %s from %s, device %d of %d%n", rank, Nccl.load(), Nccl.libraryPath(),
-                    backend.device(), backend.deviceCount());
+            System.out.printf("[%d] nccl %s from %s, device %d of %d, %s%n", rank, Nccl.load(), Nccl.libraryPath(),
+                    backend.device(), backend.deviceCount(), Nccl.runtimeConnect());
             switch (mode) {
                 case "correctness" -> correctness(backend);
                 case "abort" -> abortCases(backend);
@@ -339,6 +339,8 @@ public class NcclCheckCommand implements Callable<Integer> {
                 long t0 = System.nanoTime();
                 try {
                     comm.allReduce(NcclBuffer.of(mem), NcclBuffer.of(mem), 1000, NcclDataType.BFLOAT16, NcclRedOp.SUM, stream);
+                    // Where the wait is: NCCL connected everything at init, so the call enqueues at once.
+                    System.out.printf("[0] allReduce returned after %.3f s; synchronize waits%n", (System.nanoTime() - t0) / 1e9);
                     comm.synchronize(stream);
                     failures++;
                     System.out.println("[0] FAIL hang: an allReduce that rank 1 skipped completed");

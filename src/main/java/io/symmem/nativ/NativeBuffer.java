@@ -18,6 +18,7 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
     private SymmemLibrary.BufferHandle handle = new SymmemLibrary.BufferHandle();
     private final NativeBackend backend;
     private final long size;
+    private volatile long dataAddress;  // 0 until dataAddress() first asks
 
     NativeBuffer(NativeBackend backend, long sizeBytes) {
         this.backend = backend;
@@ -75,13 +76,22 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
         return handle == null || !backend.isOpen();
     }
 
-    /** This rank's data (after the signal pad), as NCCL's collectives take it. */
+    /**
+     * This rank's data (after the signal pad), as NCCL's collectives take it. Asked once: the own data never moves
+     * while the buffer lives, and an NCCL call on a window should cost no JNI crossing or allocation of its own.
+     */
     long dataAddress() {
-        Pointer p = SymmemLibrary.symmem_buffer_ptr(open(), SELF);
+        SymmemLibrary.BufferHandle h = open();
+        long cached = dataAddress;
+        if (cached != 0) {
+            return cached;
+        }
+        Pointer p = SymmemLibrary.symmem_buffer_ptr(h, SELF);
         if (p == null || p.isNull()) {
             throw new IllegalStateException("symmem_buffer_ptr: " + SymmemLibrary.symmem_last_error().getString());
         }
-        return p.address();
+        dataAddress = p.address();
+        return dataAddress;
     }
 
     SymmemLibrary.BufferHandle handle() {

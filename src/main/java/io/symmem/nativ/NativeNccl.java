@@ -39,6 +39,11 @@ public final class NativeNccl {
         return SymmemLibrary.symmem_nccl_library_path().getString();
     }
 
+    /** NCCL_RUNTIME_CONNECT as NCCL will read it and from where; "" before loading. */
+    public static String runtimeConnect() {
+        return SymmemLibrary.symmem_nccl_runtime_connect().getString();
+    }
+
     /** {code, major, minor, patch}. */
     public static int[] version() {
         try (IntPointer code = new IntPointer(1); IntPointer major = new IntPointer(1); IntPointer minor = new IntPointer(1);

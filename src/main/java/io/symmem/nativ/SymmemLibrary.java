@@ -381,6 +381,8 @@ final class SymmemLibrary {
 
     static native @Cast("const char*") BytePointer symmem_nccl_library_path();
 
+    static native @Cast("const char*") BytePointer symmem_nccl_runtime_connect();
+
     static native int symmem_nccl_version(IntPointer outCode, IntPointer outMajor, IntPointer outMinor,
             IntPointer outPatch);
 

@@ -63,6 +63,17 @@ public final class Nccl {
         return NativeNccl.libraryPath();
     }
 
+    /**
+     * NCCL_RUNTIME_CONNECT as NCCL's first communicator init reads it, and where it came from:
+     * {@code "NCCL_RUNTIME_CONNECT=0 (set by symmem)"} (every algorithm connected during the init, under
+     * its deadline, so no collective waits for a peer in the calling thread) or
+     * {@code "NCCL_RUNTIME_CONNECT=<v> (from the environment)"} (docs/nccl.md, "Deadlines and abort").
+     */
+    public static String runtimeConnect() {
+        requireLoaded("Nccl.runtimeConnect()");
+        return NativeNccl.runtimeConnect();
+    }
+
     /** A new ncclUniqueId (128 bytes) for {@link NcclCommunicator#initRank}; loads NCCL if needed. */
     public static byte[] uniqueId() {
         load();

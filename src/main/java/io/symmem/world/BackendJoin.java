@@ -107,7 +107,8 @@ final class BackendJoin {
         groups.communicator(world, timeout);
         ncclGroups = groups;
         backend = new NativeBackend("nccl", device);
-        LOG.infof("NCCL %s from %s: world communicator ready on device %d", version, Nccl.libraryPath(), device);
+        LOG.infof("NCCL %s from %s (%s): world communicator ready on device %d", version, Nccl.libraryPath(),
+                Nccl.runtimeConnect(), device);
         return gathered;
     }
 

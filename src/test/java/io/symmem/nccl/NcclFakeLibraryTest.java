@@ -66,6 +66,11 @@ class NcclFakeLibraryTest {
         NcclVersion v = Nccl.load(NcclLibraryCandidates.of(Map.of("SYMMEM_NCCL_LIBRARY", FAKE.toString()), null, List.of()));
         assertThat(v).isEqualTo(new NcclVersion(2, 28, 9, "", 22809));
         assertThat(Nccl.libraryPath()).isEqualTo(FAKE.toString());
+        // The load settles what NCCL's first init will read: 0 unless this JVM's environment had a value.
+        String env = System.getenv("NCCL_RUNTIME_CONNECT");
+        assertThat(Nccl.runtimeConnect()).isEqualTo(env == null || env.isEmpty()
+                ? "NCCL_RUNTIME_CONNECT=0 (set by symmem)"
+                : "NCCL_RUNTIME_CONNECT=" + env + " (from the environment)");
         assertThat(Nccl.uniqueId()).hasSize(128);
     }
 

@@ -68,9 +68,10 @@ public class AllReduceBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Also write the results as JSON here (rank 0).")
     Path json;
 
-    @Option(names = "--nccl", description = "Also time NCCL's allReduce through symmem's Java API, in place: on plain device"
-            + " memory (column nccl) and on the bench's symmetric buffer registered as an NCCL symmetric window (nccl-window)."
-            + " Needs a GPU backend and NCCL (2.27+ for the window).")
+    @Option(names = "--nccl", description = "Also time NCCL's allReduce through symmem's Java API: in place on plain device"
+            + " memory (column nccl) and on the bench's symmetric buffer registered as an NCCL symmetric window (nccl-window),"
+            + " and out of place into a second buffer of each kind (nccl-oop, nccl-window-oop). Needs a GPU backend and NCCL"
+            + " (2.27+ for the window).")
     boolean nccl;
 
     @Override

@@ -35,8 +35,12 @@ final class CollectiveBenchRunner {
     record Row(long bytes, Map<String, Double> micros, Map<String, Long> launches, String autoPicks) {
     }
 
-    /** NCCL's all-reduce from Java, in place: on plain device memory, and on the symmetric buffer as a window. */
-    static final String NCCL_PLAIN = "nccl", NCCL_WINDOW = "nccl-window";
+    /**
+     * NCCL's all-reduce from Java on plain device memory and on the symmetric buffer as a window, in place and out
+     * of place (-oop). Every NCCL column starts with NCCL_PLAIN.
+     */
+    static final String NCCL_PLAIN = "nccl", NCCL_WINDOW = "nccl-window", NCCL_PLAIN_OOP = "nccl-oop",
+            NCCL_WINDOW_OOP = "nccl-window-oop";
 
     private static final int BARRIER_CHANNEL = 2;
     /** Most launches one measurement sizes itself to. */
@@ -95,6 +99,10 @@ final class CollectiveBenchRunner {
                     NcclRedOp op = NcclRedOp.of(s.op());
                     record(NCCL_PLAIN, timer.time(memory, stream, plan, () -> nccl.plain(count, dtype, op, stream)), micros, launches);
                     record(NCCL_WINDOW, timer.time(memory, stream, plan, () -> nccl.window(count, dtype, op, stream)), micros, launches);
+                    record(NCCL_PLAIN_OOP, timer.time(memory, stream, plan, () -> nccl.plainOutOfPlace(count, dtype, op, stream)),
+                            micros, launches);
+                    record(NCCL_WINDOW_OOP, timer.time(memory, stream, plan, () -> nccl.windowOutOfPlace(count, dtype, op, stream)),
+                            micros, launches);
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
                 rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
@@ -117,6 +125,8 @@ final class CollectiveBenchRunner {
         if (s.nccl()) {
             columns.add(NCCL_PLAIN);
             columns.add(NCCL_WINDOW);
+            columns.add(NCCL_PLAIN_OOP);
+            columns.add(NCCL_WINDOW_OOP);
         }
         return columns;
     }
@@ -136,7 +146,8 @@ final class CollectiveBenchRunner {
                 s.op().name().toLowerCase(java.util.Locale.ROOT), s.inPlace() ? "in place" : "out of place");
         if (s.nccl()) {
             out.println("nccl: NCCL's allReduce from Java (io.symmem.nccl), in place on plain device memory; nccl-window: the"
-                    + " same on this symmetric buffer registered as an NCCL_WIN_COLL_SYMMETRIC window; busbw(best) is symmem's");
+                    + " same on this symmetric buffer registered as an NCCL_WIN_COLL_SYMMETRIC window; -oop: out of place (into"
+                    + " a second plain buffer / a second window); busbw(best) is symmem's");
         }
         StringBuilder header = new StringBuilder(String.format("%12s", "bytes"));
         for (String c : columns()) {

@@ -8,33 +8,38 @@ import io.symmem.nccl.NcclCommunicator;
 import io.symmem.nccl.NcclDataType;
 import io.symmem.nccl.NcclGroups;
 import io.symmem.nccl.NcclRedOp;
-import io.symmem.nccl.NcclWindow;
 import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreExchange;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What {@code bench allreduce --nccl} times beside symmem's kernels: NCCL's allReduce through the
- * Java API on plain device memory, and on the bench's symmetric buffer as an NCCL symmetric window.
- * On the nccl backend the buffer already is a window of its group's communicator; on cuda the
- * bench makes a communicator and registers the buffer itself (NCCL registers any cuMem memory).
+ * Java API on plain device memory, and on the bench's symmetric buffer as an NCCL symmetric window,
+ * each in place and out of place (into a second plain buffer, or a second symmetric buffer that is a
+ * window too: NCCL's symmetric kernels need both sides registered). On the nccl backend every buffer
+ * already is a window of its group's communicator; on cuda the bench makes a communicator and
+ * registers the buffers itself (NCCL registers any cuMem memory).
  */
 final class NcclColumns implements AutoCloseable {
     private final NcclCommunicator communicator;
     private final boolean ownCommunicator;
-    private final NcclWindow ownWindow;
-    private final LocalBuffer plain;
+    private final List<AutoCloseable> owned;
     private final NcclBuffer plainBuffer;
+    private final NcclBuffer plainOut;
     private final NcclBuffer windowBuffer;
+    private final NcclBuffer windowOut;
 
-    private NcclColumns(NcclCommunicator communicator, boolean ownCommunicator, NcclWindow ownWindow, LocalBuffer plain,
-            SymmetricMemory memory) {
+    private NcclColumns(NcclCommunicator communicator, boolean ownCommunicator, List<AutoCloseable> owned, LocalBuffer plain,
+            LocalBuffer plainOut, SymmetricMemory memory, SymmetricMemory memoryOut) {
         this.communicator = communicator;
         this.ownCommunicator = ownCommunicator;
-        this.ownWindow = ownWindow;
-        this.plain = plain;
+        this.owned = owned;
         this.plainBuffer = NcclBuffer.of(plain);
+        this.plainOut = NcclBuffer.of(plainOut);
         this.windowBuffer = NcclBuffer.of(memory.nativeBuffer());
+        this.windowOut = NcclBuffer.of(memoryOut.nativeBuffer());
     }
 
     static NcclColumns open(RankRuntime runtime, StoreExchange group, SymmetricMemory memory, long bytes) {
@@ -46,19 +51,22 @@ final class NcclColumns implements AutoCloseable {
         NcclGroups groups = runtime.ncclGroups();
         NcclCommunicator communicator = groups != null ? groups.communicator(group, deadline)
                 : NcclCommunicator.create(group, runtime.backend().device(), deadline, runtime.config().timeout().collective());
-        NcclWindow window = null;
-        LocalBuffer plain = null;
+        // Closed in reverse order: windows before their buffers.
+        List<AutoCloseable> owned = new ArrayList<>();
         try {
-            window = groups != null ? null : communicator.registerWindow(memory.nativeBuffer());
-            plain = memory.allocateLocal(bytes);
-            return new NcclColumns(communicator, groups == null, window, plain, memory);
+            SymmetricMemory memoryOut = runtime.allocator().allocate(group, bytes, deadline);
+            owned.add(memoryOut);
+            if (groups == null) {
+                owned.add(communicator.registerWindow(memory.nativeBuffer()));
+                owned.add(communicator.registerWindow(memoryOut.nativeBuffer()));
+            }
+            LocalBuffer plain = memory.allocateLocal(bytes);
+            owned.add(plain);
+            LocalBuffer plainOut = memory.allocateLocal(bytes);
+            owned.add(plainOut);
+            return new NcclColumns(communicator, groups == null, owned, plain, plainOut, memory, memoryOut);
         } catch (RuntimeException e) {
-            if (plain != null) {
-                plain.close();
-            }
-            if (window != null) {
-                window.close();
-            }
+            closeAll(owned, e);
             if (groups == null) {
                 communicator.close();
             }
@@ -70,16 +78,35 @@ final class NcclColumns implements AutoCloseable {
         communicator.allReduce(plainBuffer, plainBuffer, count, dtype, op, stream);
     }
 
+    void plainOutOfPlace(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
+        communicator.allReduce(plainBuffer, plainOut, count, dtype, op, stream);
+    }
+
     void window(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
         communicator.allReduce(windowBuffer, windowBuffer, count, dtype, op, stream);
     }
 
+    void windowOutOfPlace(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
+        communicator.allReduce(windowBuffer, windowOut, count, dtype, op, stream);
+    }
+
+    private static void closeAll(List<AutoCloseable> owned, RuntimeException failure) {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            try {
+                owned.get(i).close();
+            } catch (Exception e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else {
+                    throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
     @Override
     public void close() {
-        plain.close();
-        if (ownWindow != null) {
-            ownWindow.close();
-        }
+        closeAll(owned, null);
         if (ownCommunicator) {
             communicator.close();
         }

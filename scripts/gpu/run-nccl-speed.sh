@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# NCCL from Java at NCCL's speed: every all-reduce timed three ways side by side, and the deadline and
+# abort checks that must hold with it, in one go (about 6-9 minutes on 2 GPUs):
+#   1. native build (CPU, in the background): symmem_nccl_bench, test_nccl_fake, test_nccl_gpu
+#   2. the abort checks: world 1 (an init whose rank 1 never comes ends at its deadline, the same cut
+#      short by NativeCore.abort, recovery) and world 2 (rank 1 skips rank 0's FIRST allReduce: NCCL
+#      connected every algorithm at init (symmem sets NCCL_RUNTIME_CONNECT=0; checked in NCCL's own
+#      ENV log), so rank 0's call enqueues and its synchronize ends at the 3 s deadline, the
+#      communicator aborted, and a new communicator must work), correctness at world 2
+#   3. symmem_nccl_bench: NCCL's own C loop (ncclAllReduce on its own blocking communicator) beside
+#      symmem's C ABI call (symmem_nccl_all_reduce), plain cudaMalloc memory and NCCL_WIN_COLL_SYMMETRIC
+#      windows, in place and out of place, bf16 sum, 4 KiB..256 MiB by 4x, world = 2 (or 1)
+#   4. the same from Java: SYMMEM_BACKEND=nccl launch -n W bench allreduce --nccl (columns nccl,
+#      nccl-window in place, nccl-oop, nccl-window-oop out of place)
+#   5. native test_nccl_fake (the deadline/abort logic, lever and watchdog included) and test_nccl_gpu
+#      (windows, 200 cycles, abort with a window registered) on the real NCCL
+#   6. LAST: the table (NCCL C loop | C ABI | Java, and the differences; host = µs a call costs the
+#      caller before the stream sync) and the steps
+# The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
+# libsymmem: pack again after any native change).
+#   bash scripts/gpu/run-nccl-speed.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# NVLink multicast must never be used on the shared machines.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 SYMMEM_DISABLE_MULTICAST=1
+export TORCH_CPP_LOG_LEVEL=ERROR PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
+export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+unset SYMMEM_NCCL_LIBRARY
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+STEP_WIDTH=72
+. scripts/gpu/lib.sh
+symmem_runtime
+B=${BUILD_DIR:-/tmp/symmem-nccl-speed-build}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+W=$(( NGPU >= 2 ? 2 : 1 ))
+PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo /opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2)
+
+{
+  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  world: $W  pip NCCL: $PIP_NCCL"
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
+  env | grep -E '^(NCCL_NVLS_ENABLE|TORCH_SYMM_MEM_DISABLE_MULTICAST|NVSHMEM_DISABLE_NVLS)='
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+# 1. native build, in the background
+( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
+    && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native-build.log" 2>&1 &
+BUILD_PID=$!
+
+# 2. deadlines and aborts (the app finds the pip NCCL through python3, as run-nccl.sh checks)
+export SYMMEM_BACKEND=cuda MASTER_PORT=29661
+step "world 1: abort (init deadline 5 s, NativeCore.abort, recovery)" 90 abort.log "${SYMMEM[@]}" nccl-check abort --deadline-ms 5000
+if (( W >= 2 )); then
+  # NCCL's ENV log says what it read for NCCL_RUNTIME_CONNECT (once per process); its timestamped
+  # INIT lines show each ncclCommAbort's START and COMPLETE, should the deadline be missed again. To
+  # /tmp, as $OUT brings back 8 files at most.
+  rm -f /tmp/nccl-hang-env.*.log
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,INIT NCCL_DEBUG_TIMESTAMP_LEVELS=ALL NCCL_DEBUG_FILE=/tmp/nccl-hang-env.%p.log \
+    step "world 2: first allReduce skipped by rank 1 ends at its 3 s deadline + recovery" 120 abort.log \
+    "${SYMMEM[@]}" launch -n 2 nccl-check hang --deadline-ms 3000
+  { echo "=== NCCL's ENV, INIT and WARN lines of the hang check"; cat /tmp/nccl-hang-env.*.log 2>/dev/null; } >> "$OUT/abort.log"
+  n=$(cat /tmp/nccl-hang-env.*.log 2>/dev/null | grep -c "NCCL_RUNTIME_CONNECT set by environment to 0")
+  note "world 2: both ranks' NCCL read NCCL_RUNTIME_CONNECT=0 (set by symmem)" \
+    "$([[ $n -ge 2 ]] && echo PASS || echo "FAIL ($n of 2 processes; abort.log)")"
+  step "world 2: correctness, 5 collectives x 8 dtypes x ops x 4 sizes" 240 abort.log "${SYMMEM[@]}" launch -n 2 nccl-check correctness
+else
+  note "world 2 checks" "SKIPPED (1 GPU)"
+fi
+unset SYMMEM_BACKEND
+
+wait "$BUILD_PID"; rc=$?
+note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native-build.log)")"
+
+# 3. NCCL's C loop beside the C ABI
+[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W)" 420 native-bench.txt \
+  "$B/symmem_nccl_bench" --world "$W"
+
+# 4. the same from Java, out of place and in place, plain and window (the nccl backend's buffers are windows)
+SIZES=4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB
+export MASTER_PORT=29671
+SYMMEM_BACKEND=nccl step "Java: bench allreduce --nccl (world $W)" 420 java-bench.log \
+  "${SYMMEM[@]}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 --sizes "$SIZES" --json "$OUT/java-nccl.json"
+
+# 5. native tests on the real NCCL
+[[ $rc == 0 ]] && step "native test_nccl_fake (deadlines, lever, watchdog, aborts)" 120 native-tests.log "$B/tests/test_nccl_fake"
+[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (windows, cycles, abort with a window)" 240 native-tests.log \
+  "$B/tests/test_nccl_gpu"
+
+# 6. last: the table
+{
+  echo "===== allReduce bf16 sum, world $W, us per op (max over ranks); host = us per call before the stream sync"
+  python3 - "$OUT/native-bench.txt" "$OUT/java-nccl.json" <<'PY'
+import json, sys, os
+native = {}
+for line in open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []:
+    p = line.split()
+    if len(p) == 7 and p[0] == "NCCLBENCH":
+        native[(p[1], p[2], int(p[3]))] = (float(p[4]), float(p[5]))
+java = {}
+if os.path.exists(sys.argv[2]):
+    keys = {"plain-oop": "nccl_oop_us", "plain-ip": "nccl_us", "window-oop": "nccl_window_oop_us", "window-ip": "nccl_window_us"}
+    for r in json.load(open(sys.argv[2]))["allreduce"]:
+        for v, k in keys.items():
+            if r.get(k) is not None:
+                java[(v, r["bytes"])] = r[k]
+sizes = sorted({k[2] for k in native} | {k[1] for k in java})
+fmt = "%-10s %10s %10s %10s %10s %9s %9s %10s %10s  %s"
+print(fmt % ("variant", "bytes", "nccl C", "C ABI", "Java", "ABI-nccl", "Java-nccl", "host nccl", "host ABI", "Java <= nccl+1us"))
+worst = {}
+for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
+    for b in sizes:
+        n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j = java.get((v, b))
+        f = lambda x: "%.2f" % x if x is not None else "-"
+        d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
+        ok = "-" if j is None or n is None else ("ok" if j <= n[0] + 1.0 else "OVER")
+        if j is not None and n is not None:
+            worst[v] = max(worst.get(v, -1e9), j - n[0])
+        print(fmt % (v, b, f(n and n[0]), f(a and a[0]), f(j), d(a and a[0], n and n[0]), d(j, n and n[0]),
+                     f(n and n[1]), f(a and a[1]), ok))
+for v, w in worst.items():
+    print("worst Java - nccl C, %s: %+.2f us" % (v, w))
+PY
+  echo "===== steps ($(elapsed) s in all)"; printf '%s\n' "${SUMMARY[@]}"
+} 2>&1 | tee "$OUT/summary.txt"

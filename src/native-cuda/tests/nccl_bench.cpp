@@ -1,0 +1,255 @@
+// Not a test: NCCL's all-reduce timed three ways side by side, to show what symmem's C ABI adds to a
+// call (the Java layer is timed by `symmem bench allreduce --nccl`; scripts/gpu/run-nccl.sh puts the
+// three in one table):
+//   nccl  NCCL's own C loop: ncclAllReduce on a communicator from ncclCommInitRank (blocking, as an
+//         application would make it), called directly through dlsym
+//   abi   symmem_nccl_all_reduce on a communicator from symmem_nccl_comm_init_rank (deadlines, abort)
+// each on plain cudaMalloc memory and on NCCL_WIN_COLL_SYMMETRIC windows (nccl: ncclMemAlloc buffers
+// registered with ncclCommWindowRegister; abi: nccl-backend buffers registered with
+// symmem_nccl_window_register), in place and out of place. bf16 sum, one rank per GPU (world = the
+// GPUs, at most --world), sizes 4 KiB..256 MiB by 4x.
+// Time per op = steady clock around N back-to-back calls on one stream + cudaStreamSynchronize, / N,
+// max over ranks; host = the same clock around the N calls alone, / N (what a call costs the caller).
+// The ranks start every measurement together (a barrier in shared memory); each (variant, api, size)
+// is measured in two rounds, nccl and abi alternating, and the lower time is kept.
+// Output: one line per measurement, "NCCLBENCH <variant> <api> <bytes> <us_per_op> <host_us> <iters>".
+// The library: SYMMEM_TEST_NCCL_LIB, else libnccl.so.2 through the loader path.
+#include <dlfcn.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "cuda_test_util.h"
+
+namespace {
+
+constexpr int kBf16 = 9, kSum = 0, kWinCollSymmetric = 1;
+constexpr int kMaxWorld = 8;
+constexpr uint64_t kMaxBytes = uint64_t{256} << 20;
+constexpr int kTimeoutMs = 120000;
+
+struct RawNccl {  // the few NCCL entry points the C loop calls, straight from the library
+  int (*GetUniqueId)(void* id);
+  int (*CommInitRank)(void** comm, int nranks, std::array<char, 128> id, int rank);
+  int (*CommDestroy)(void* comm);
+  int (*AllReduce)(const void*, void*, size_t, int, int, void*, cudaStream_t);
+  int (*MemAlloc)(void** ptr, size_t size);
+  int (*MemFree)(void* ptr);
+  int (*WindowRegister)(void* comm, void* buff, size_t size, void** win, int flags);
+  int (*WindowDeregister)(void* comm, void* win);
+};
+
+// Shared by the forked ranks (an anonymous MAP_SHARED mapping made before the fork).
+struct Shared {
+  std::atomic<int> arrived;
+  std::atomic<int> generation;
+  std::array<char, 128> raw_uid;
+  uint8_t abi_uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
+  std::atomic<long> iters;
+  double us[kMaxWorld], host_us[kMaxWorld];
+};
+Shared* g_shared = nullptr;
+
+void barrier(int world) {
+  int gen = g_shared->generation.load();
+  if (g_shared->arrived.fetch_add(1) + 1 == world) {
+    g_shared->arrived.store(0);
+    g_shared->generation.fetch_add(1);
+  } else {
+    while (g_shared->generation.load() == gen) sched_yield();
+  }
+}
+
+const char* library() {
+  const char* p = std::getenv("SYMMEM_TEST_NCCL_LIB");
+  return p != nullptr && *p != '\0' ? p : "libnccl.so.2";
+}
+
+template <class T>
+void resolve(void* h, const char* name, T* out) {
+  *out = reinterpret_cast<T>(dlsym(h, name));
+  if (*out == nullptr) TEST_FAIL("%s has no %s", library(), name);
+}
+
+RawNccl load_raw() {
+  void* h = dlopen(library(), RTLD_NOW | RTLD_GLOBAL);
+  if (h == nullptr) TEST_FAIL("dlopen %s: %s", library(), dlerror());
+  RawNccl n{};
+  resolve(h, "ncclGetUniqueId", &n.GetUniqueId);
+  resolve(h, "ncclCommInitRank", &n.CommInitRank);
+  resolve(h, "ncclCommDestroy", &n.CommDestroy);
+  resolve(h, "ncclAllReduce", &n.AllReduce);
+  resolve(h, "ncclMemAlloc", &n.MemAlloc);
+  resolve(h, "ncclMemFree", &n.MemFree);
+  resolve(h, "ncclCommWindowRegister", &n.WindowRegister);
+  resolve(h, "ncclCommWindowDeregister", &n.WindowDeregister);
+  return n;
+}
+
+double now_us() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Result {
+  double us, host_us;
+  long iters;
+};
+
+// Times `call` as described at the top; every rank calls it with the same iteration count.
+template <class F>
+Result measure(int rank, int world, cudaStream_t stream, F call) {
+  for (int i = 0; i < 5; ++i) call();
+  CUDA_OK(cudaStreamSynchronize(stream));
+  barrier(world);
+  double t0 = now_us();  // calibration: 10 calls
+  for (int i = 0; i < 10; ++i) call();
+  CUDA_OK(cudaStreamSynchronize(stream));
+  double per = (now_us() - t0) / 10;
+  if (rank == 0) g_shared->iters.store(std::clamp(static_cast<long>(100000.0 / std::max(per, 1.0)), 10L, 20000L));
+  barrier(world);
+  long iters = g_shared->iters.load();
+  barrier(world);
+  t0 = now_us();
+  for (long i = 0; i < iters; ++i) call();
+  double t1 = now_us();
+  CUDA_OK(cudaStreamSynchronize(stream));
+  double t2 = now_us();
+  g_shared->us[rank] = (t2 - t0) / iters;
+  g_shared->host_us[rank] = (t1 - t0) / iters;
+  barrier(world);
+  Result r{0, 0, iters};
+  for (int i = 0; i < world; ++i) {
+    r.us = std::max(r.us, g_shared->us[i]);
+    r.host_us = std::max(r.host_us, g_shared->host_us[i]);
+  }
+  barrier(world);  // nobody overwrites us[] before everyone has read it
+  return r;
+}
+
+int rank_main(int rank, int world) {
+  const int device = rank;
+  CUDA_OK(cudaSetDevice(device));
+  RawNccl raw = load_raw();
+  const char* cand[] = {library()};
+  CHECK_OK(symmem_nccl_load(cand, 1));
+  if (rank == 0) {
+    CHECK(raw.GetUniqueId(g_shared->raw_uid.data()) == 0);
+    CHECK_OK(symmem_nccl_unique_id(g_shared->abi_uid));
+  }
+  barrier(world);
+  void* rc = nullptr;
+  CHECK(raw.CommInitRank(&rc, world, g_shared->raw_uid, rank) == 0);
+  symmem_nccl_comm* ac = nullptr;
+  CHECK_OK(symmem_nccl_comm_init_rank(world, g_shared->abi_uid, rank, device, "group 'bench'", kTimeoutMs, &ac));
+  int ma = 0, mi = 0, pa = 0;
+  CHECK_OK(symmem_nccl_version(nullptr, &ma, &mi, &pa));
+  if (rank == 0)
+    std::printf("nccl_bench: NCCL %d.%d.%d from %s, world %d, bf16 sum\n", ma, mi, pa, symmem_nccl_library_path(),
+                world);
+
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  void *psend = nullptr, *precv = nullptr;  // plain memory, both apis
+  CUDA_OK(cudaMalloc(&psend, kMaxBytes));
+  CUDA_OK(cudaMalloc(&precv, kMaxBytes));
+  CUDA_OK(cudaMemset(psend, 0, kMaxBytes));
+  CUDA_OK(cudaMemset(precv, 0, kMaxBytes));
+  void *wsend = nullptr, *wrecv = nullptr, *wsend_win = nullptr, *wrecv_win = nullptr;  // nccl's windows
+  CHECK(raw.MemAlloc(&wsend, kMaxBytes) == 0 && raw.MemAlloc(&wrecv, kMaxBytes) == 0);
+  CUDA_OK(cudaMemset(wsend, 0, kMaxBytes));
+  CUDA_OK(cudaMemset(wrecv, 0, kMaxBytes));
+  CHECK(raw.WindowRegister(rc, wsend, kMaxBytes, &wsend_win, kWinCollSymmetric) == 0 && wsend_win != nullptr);
+  CHECK(raw.WindowRegister(rc, wrecv, kMaxBytes, &wrecv_win, kWinCollSymmetric) == 0 && wrecv_win != nullptr);
+  Names names("nccl_bench", world);  // the abi's windows: nccl-backend buffers
+  symmem_backend* be = nullptr;
+  symmem_buffer* ssend = make_imported_buffer("nccl", device, names, rank, world, kMaxBytes, &be, 60000);
+  symmem_backend* be2 = nullptr;
+  Names names2("nccl_bench2", world);
+  symmem_buffer* srecv = make_imported_buffer("nccl", device, names2, rank, world, kMaxBytes, &be2, 60000);
+  symmem_nccl_window *ssend_win = nullptr, *srecv_win = nullptr;
+  CHECK_OK(symmem_nccl_window_register(ac, ssend, 1, kTimeoutMs, &ssend_win));
+  CHECK_OK(symmem_nccl_window_register(ac, srecv, 1, kTimeoutMs, &srecv_win));
+  void* asend = symmem_buffer_ptr(ssend, SYMMEM_RANK_SELF);
+  void* arecv = symmem_buffer_ptr(srecv, SYMMEM_RANK_SELF);
+  CUDA_OK(cudaMemset(asend, 0, kMaxBytes));
+  CUDA_OK(cudaMemset(arecv, 0, kMaxBytes));
+  CUDA_OK(cudaDeviceSynchronize());
+
+  struct Variant {
+    const char* name;
+    void *nccl_send, *nccl_recv, *abi_send, *abi_recv;
+  };
+  const Variant variants[] = {
+      {"plain-oop", psend, precv, psend, precv},
+      {"plain-ip", psend, psend, psend, psend},
+      {"window-oop", wsend, wrecv, asend, arecv},
+      {"window-ip", wsend, wsend, asend, asend},
+  };
+  for (uint64_t bytes = 4096; bytes <= kMaxBytes; bytes *= 4) {
+    const size_t count = bytes / 2;
+    for (const Variant& v : variants) {
+      Result best[2] = {{1e30, 1e30, 0}, {1e30, 1e30, 0}};
+      for (int round = 0; round < 2; ++round) {
+        Result n = measure(rank, world, stream, [&] {
+          if (raw.AllReduce(v.nccl_send, v.nccl_recv, count, kBf16, kSum, rc, stream) != 0)
+            TEST_FAIL("ncclAllReduce failed (%s, %llu bytes)", v.name, static_cast<unsigned long long>(bytes));
+        });
+        Result a = measure(rank, world, stream, [&] {
+          CHECK_OK(symmem_nccl_all_reduce(ac, v.abi_send, v.abi_recv, count, kBf16, kSum, stream, kTimeoutMs));
+        });
+        if (n.us < best[0].us) best[0] = n;
+        if (a.us < best[1].us) best[1] = a;
+      }
+      if (rank == 0) {
+        const char* apis[] = {"nccl", "abi"};
+        for (int i = 0; i < 2; ++i)
+          std::printf("NCCLBENCH %s %s %llu %.2f %.3f %ld\n", v.name, apis[i], static_cast<unsigned long long>(bytes),
+                      best[i].us, best[i].host_us, best[i].iters);
+        std::fflush(stdout);
+      }
+    }
+  }
+
+  CHECK_OK(symmem_nccl_window_deregister(ssend_win, kTimeoutMs));
+  CHECK_OK(symmem_nccl_window_deregister(srecv_win, kTimeoutMs));
+  CHECK_OK(symmem_buffer_free(ssend));
+  CHECK_OK(symmem_buffer_free(srecv));
+  CHECK_OK(symmem_backend_close(be));
+  CHECK_OK(symmem_backend_close(be2));
+  CHECK_OK(symmem_nccl_comm_destroy(ac, kTimeoutMs));
+  CHECK(raw.WindowDeregister(rc, wsend_win) == 0 && raw.WindowDeregister(rc, wrecv_win) == 0);
+  CHECK(raw.MemFree(wsend) == 0 && raw.MemFree(wrecv) == 0);
+  CHECK(raw.CommDestroy(rc) == 0);
+  CUDA_OK(cudaFree(psend));
+  CUDA_OK(cudaFree(precv));
+  CUDA_OK(cudaStreamDestroy(stream));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int max_world = 2;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--world") == 0) max_world = std::atoi(argv[i + 1]);
+  const int ngpu = require_gpus("nccl_bench", 1);
+  const int world = std::clamp(std::min(ngpu, max_world), 1, kMaxWorld);
+  void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) TEST_FAIL("mmap of the shared barrier failed");
+  g_shared = new (mem) Shared();
+  if (!run_ranks(world, 900, [&](int r) { return rank_main(r, world); })) {
+    std::printf("nccl_bench world %d: FAILED\n", world);
+    return 1;
+  }
+  return 0;
+}
