@@ -14,6 +14,7 @@
 #include "core/abort.h"
 #include "core/status.h"
 #include "core/tunables.h"
+#include "core/tunables.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -21,6 +22,11 @@ namespace symmem::cuda {
 namespace {
 
 uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+// Streams made by symmem_stream_create and not yet destroyed. symmem_stream_destroy synchronizes a
+// stream before it leaves this set, so a stream that is not here any more has no work left.
+std::mutex g_streams_mutex;
+std::unordered_set<void*> g_streams;
 
 // The process's abort word for device code: pinned, mapped into every device's address space
 // (portable), allocated once on the first buffer and kept for the life of the process (4 bytes),
@@ -88,12 +94,15 @@ ErrorRecords& error_records() {
 // collective can spin on it (cuda/kernels.h, load_all_kernels). Once per device; the current
 // device is `device` (init_local set it). A kernel that cannot be loaded here is left to its first
 // launch, which reports why.
+// SYMMEM_CUDA_LOAD_KERNELS=0 leaves them to CUDA's lazy loading (a faster first buffer, for
+// programs that issue collectives from one thread).
 void load_kernels_once(int device) {
   static std::mutex mutex;
   static std::unordered_set<int> done;
   std::lock_guard<std::mutex> lock(mutex);
   if (done.count(device) != 0) return;
-  if (load_all_kernels() != cudaSuccess) cudaGetLastError();
+  const bool load = tunable_or(Tunable::kCudaLoadKernels, 1) != 0;
+  if (load && load_all_kernels() != cudaSuccess) cudaGetLastError();
   done.insert(device);
 }
 
@@ -186,11 +195,10 @@ symmem_status DeviceBuffer::finish_own_work() {
   if (last_order_ == Order::kRecorded) {
     SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
   } else if (last_order_ == Order::kLazy) {
-    std::lock_guard<std::mutex> streams(streams_mutex());
-    auto last = static_cast<cudaStream_t>(last_launch_stream_);
-    // A stream destroyed since was synchronized first: nothing of it is left to wait for.
-    if (last == nullptr || last == stream_ || stream_alive(last_launch_stream_))
-      SYMMEM_RT(cudaStreamSynchronize(last), "cudaStreamSynchronize (the buffer's last launch)");
+    std::lock_guard<std::mutex> streams(g_streams_mutex);
+    if (last_stream_may_hold_work())
+      SYMMEM_RT(cudaStreamSynchronize(static_cast<cudaStream_t>(last_launch_stream_)),
+                "cudaStreamSynchronize (the buffer's last launch)");
   }
   if (stream_ != nullptr)
     SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (the buffer's stream)");
@@ -314,17 +322,11 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   return a;
 }
 
-namespace {
 
-// Streams made by symmem_stream_create and not yet destroyed. symmem_stream_destroy synchronizes a
-// stream before it leaves this set, so a stream that is not here any more has no work left.
-std::mutex g_streams_mutex;
-std::unordered_set<void*> g_streams;
-
-}  // namespace
-
-std::mutex& DeviceBuffer::streams_mutex() { return g_streams_mutex; }
-bool DeviceBuffer::stream_alive(void* s) { return g_streams.count(s) != 0; }
+bool DeviceBuffer::last_stream_may_hold_work() const {
+  return last_launch_stream_ == nullptr || last_launch_stream_ == static_cast<void*>(stream_) ||
+         g_streams.count(last_launch_stream_) != 0;
+}
 
 bool DeviceBuffer::stream_known(void* s) const {
   if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
@@ -342,13 +344,12 @@ symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
                 "cudaStreamWaitEvent (ordering the buffer's work across streams)");
     } else {
       // The last launch went to a stream symmem knows: mark its end only now that another stream
-      // comes (launches on one stream need no event). Held so it cannot be destroyed meanwhile; a
-      // stream destroyed since was synchronized first, so there is nothing to wait for.
+      // comes (launches on one stream need no event).
       std::lock_guard<std::mutex> lock(g_streams_mutex);
-      auto last = static_cast<cudaStream_t>(last_launch_stream_);
-      if (last == nullptr || last == stream_ || g_streams.count(last_launch_stream_) != 0) {
+      if (last_stream_may_hold_work()) {
         SYMMEM_TRY(ensure_order_event());
-        SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (buffer order)");
+        SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(last_launch_stream_)),
+                  "cudaEventRecord (buffer order)");
         SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
                   "cudaStreamWaitEvent (ordering the buffer's work across streams)");
       }
