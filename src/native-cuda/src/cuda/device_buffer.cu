@@ -192,14 +192,29 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
 // wait for this thread.
 symmem_status DeviceBuffer::finish_own_work() {
   std::lock_guard<std::mutex> lock(order_mu_);
-  if (last_order_ == Order::kRecorded) {
-    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
-  } else if (last_order_ == Order::kLazy) {
+  if (last_order_ == Order::kLazy) {
+    // The end of the last launch is marked under the streams lock (it keeps that stream from
+    // being destroyed meanwhile) and waited for after the lock is released. The lock is the
+    // process's: held across this wait, whose launch may be a barrier or collective spinning on a
+    // peer, it stopped every other thread's copies and first launches, and with them kernels that
+    // this wait's peer was itself waiting for: the ranks' threads stalled each other until a
+    // deadline (test_cuda_copy_lock).
     std::lock_guard<std::mutex> streams(g_streams_mutex);
-    if (last_stream_may_hold_work())
-      SYMMEM_RT(cudaStreamSynchronize(static_cast<cudaStream_t>(last_launch_stream_)),
-                "cudaStreamSynchronize (the buffer's last launch)");
+    if (!last_stream_may_hold_work()) {
+      last_order_ = Order::kNone;
+    } else {
+      SYMMEM_TRY(ensure_order_event());
+      SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(last_launch_stream_)),
+                "cudaEventRecord (the buffer's last launch)");
+      // Marked: the event stands for the last launch from here on, as after a foreign stream.
+      last_order_ = Order::kRecorded;
+    }
   }
+  if (last_order_ == Order::kRecorded)
+    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
+  }
+  if (last_order_ == Order::kRecorded)
+    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
   if (stream_ != nullptr)
     SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (the buffer's stream)");
   return SYMMEM_OK;
