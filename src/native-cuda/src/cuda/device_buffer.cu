@@ -212,9 +212,6 @@ symmem_status DeviceBuffer::finish_own_work() {
   }
   if (last_order_ == Order::kRecorded)
     SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
-  }
-  if (last_order_ == Order::kRecorded)
-    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
   if (stream_ != nullptr)
     SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (the buffer's stream)");
   return SYMMEM_OK;
