@@ -57,8 +57,8 @@ done
 wait "$BUILD_PID"; rc=$?
 note "native build (cmake, -j16) in $(elapsed) s" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native.log)")"
 if [[ $rc == 0 ]]; then
-  step "ctest test_host_concurrent, test_cuda_threads, test_cuda_streams, test_cuda_collectives, test_cuda_view" 200 native.log \
-    bash -c "cd $B && ctest --output-on-failure --timeout 180 -R 'test_host_concurrent|test_cuda_threads|test_cuda_streams|test_cuda_collectives|test_cuda_view'"
+  step "ctest test_host_concurrent, test_cuda_threads, test_cuda_copy_lock, test_cuda_streams, test_cuda_collectives, test_cuda_view" 200 native.log \
+    bash -c "cd $B && ctest --output-on-failure --timeout 180 -R 'test_host_concurrent|test_cuda_threads|test_cuda_copy_lock|test_cuda_streams|test_cuda_collectives|test_cuda_view'"
 fi
 
 if [[ ${BEFORE_PID:-} ]] && wait "$BEFORE_PID" && [[ -x $B/symmem_bench ]] && (( NGPU >= 2 )); then
