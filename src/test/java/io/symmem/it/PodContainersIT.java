@@ -100,6 +100,9 @@ class PodContainersIT {
                 rank1.start();
                 awaitLine(workloadLog, "WAITING", Duration.ofSeconds(90), rank0Log, rank1Log);
                 assertThat(readiness(management)).isEqualTo(200);
+                // The image carries the native libraries unpacked: a rank unpacks nothing into $HOME at start.
+                assertThat(rank0.execInContainer("sh", "-c", "ls -A \"$HOME/.javacpp\" 2>/dev/null | wc -l").getStdout().trim())
+                        .as("files JavaCPP unpacked into the container's $HOME").isEqualTo("0");
                 String out = workloadLog.toUtf8String();
                 assertThat(out).contains("READY")
                         .containsPattern("WORLD .*\"rank\" ?: ?0.*")
