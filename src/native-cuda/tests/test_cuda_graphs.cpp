@@ -1,0 +1,221 @@
+// CUDA-graph capture and replay on the cuda backend, world 2 (one GPU is enough with
+// SYMMEM_ALLOW_OVERLAPPING_DEVICES=1).
+//  1. One graph holds, per replay: a device-to-device copy of new input into the symmetric buffer,
+//     one-shot out of place (pull: 1.2 MB; push: 256 KiB), all-gather and reduce-scatter out of
+//     place, a barrier on a stream, two-shot out of place, one-shot in place (push) and two-shot in
+//     place (1.2 MB), each result copied out inside the graph. It is replayed kReplays times with
+//     new input written before each replay, every result checked exactly; every 10th round an eager
+//     all-reduce on another stream runs between replays (the kernels' device-kept epochs are shared
+//     by eager and replayed work).
+//  2. What capture refuses, by name, without spoiling the capture: a host wait on the capturing
+//     stream, a copy while the buffer's work is on it, an eager call on another stream that would
+//     have to wait for it, a second begin; freeing a buffer a live graph uses.
+//  3. A peer that does not replay: the replaying rank's graph ends with the deadline error (not a
+//     hang), reported by symmem_graph_synchronize.
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_test_util.h"
+
+static const int kWorld = 2;
+static const int kReplays = 120;
+static const uint64_t kBig = 300001;  // floats: 1.2 MB, above the push scratch (pull one-shot)
+static const uint64_t kN = 65541;     // floats: 256 KiB, push one-shot; odd on purpose
+static const uint64_t kM = 4099;      // all-gather / reduce-scatter block
+static const int kTimeoutMs = 20000;
+
+static float in(int rank, uint64_t i, int round) {
+  return float((i * 13 + rank * 101 + round * 7) % 251) / 16.0f - 8.0f;
+}
+static double sum_in(uint64_t i, int round) {
+  double s = 0;
+  for (int r = 0; r < kWorld; ++r) s += in(r, i, round);
+  return s;
+}
+
+static std::vector<float> fetch(const float* dev, uint64_t n) {
+  std::vector<float> h(n);
+  CUDA_OK(cudaMemcpy(h.data(), dev, n * 4, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+static void expect_sums(const float* dev, uint64_t n, int round, const char* what) {
+  const std::vector<float> got = fetch(dev, n);
+  for (uint64_t i = 0; i < n; ++i)
+    if (std::fabs(got[i] - sum_in(i, round)) > 1e-4)
+      TEST_FAIL("%s, replay %d [%llu]: %g, expected %g", what, round, (unsigned long long)i, got[i],
+                sum_in(i, round));
+}
+
+struct Outs {
+  float *big1, *n1, *ag, *rs, *n2, *n3, *big2;
+};
+
+// The graph's work, in the order it is captured (and replayed).
+static void capture_round(symmem_buffer* b, void* s, const float* staging, const Outs& o, int rank) {
+  auto st = static_cast<cudaStream_t>(s);
+  float* sym = static_cast<float*>(symmem_buffer_ptr(b, SYMMEM_RANK_SELF));
+  CUDA_OK(cudaMemcpyAsync(sym, staging, kBig * 4, cudaMemcpyDeviceToDevice, st));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kBig, o.big1, s, kTimeoutMs));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, o.n1, s, kTimeoutMs));
+  CHECK_OK(symmem_all_gather(b, SYMMEM_FLOAT32, kM, o.ag, s, kTimeoutMs));
+  CHECK_OK(symmem_reduce_scatter(b, SYMMEM_FLOAT32, SYMMEM_SUM, kM, o.rs, s, kTimeoutMs));
+  CHECK_OK(symmem_barrier_on_stream(b, 3, s, kTimeoutMs));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, o.n2, s, kTimeoutMs));
+  CUDA_OK(cudaMemcpyAsync(sym, staging, kN * 4, cudaMemcpyDeviceToDevice, st));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, nullptr, s, kTimeoutMs));
+  CUDA_OK(cudaMemcpyAsync(o.n3, sym, kN * 4, cudaMemcpyDeviceToDevice, st));
+  CUDA_OK(cudaMemcpyAsync(sym, staging, kBig * 4, cudaMemcpyDeviceToDevice, st));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kBig, nullptr, s, kTimeoutMs));
+  CUDA_OK(cudaMemcpyAsync(o.big2, sym, kBig * 4, cudaMemcpyDeviceToDevice, st));
+  (void)rank;
+}
+
+static void check_round(const Outs& o, int rank, int round) {
+  expect_sums(o.big1, kBig, round, "one-shot out of place (pull)");
+  expect_sums(o.n1, kN, round, "one-shot out of place (push)");
+  expect_sums(o.n2, kN, round, "two-shot out of place");
+  expect_sums(o.n3, kN, round, "one-shot in place");
+  expect_sums(o.big2, kBig, round, "two-shot in place");
+  const std::vector<float> ag = fetch(o.ag, kWorld * kM);
+  for (int p = 0; p < kWorld; ++p)
+    for (uint64_t j = 0; j < kM; ++j)
+      if (ag[p * kM + j] != in(p, j, round))
+        TEST_FAIL("all-gather, replay %d, rank %d's [%llu]: %g, expected %g", round, p,
+                  (unsigned long long)j, ag[p * kM + j], in(p, j, round));
+  const std::vector<float> rs = fetch(o.rs, kM);
+  for (uint64_t j = 0; j < kM; ++j)
+    if (std::fabs(rs[j] - sum_in(rank * kM + j, round)) > 1e-4)
+      TEST_FAIL("reduce-scatter, replay %d [%llu]: %g, expected %g", round, (unsigned long long)j,
+                rs[j], sum_in(rank * kM + j, round));
+}
+
+// Calls that capture refuses, each checked not to spoil the capture in progress on `s`.
+static void check_refusals_during_capture(symmem_backend* be, symmem_buffer* b, void* s, void* other) {
+  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("capturing a CUDA graph");
+  std::vector<float> x(16, 1.0f);
+  CHECK_STATUS(symmem_buffer_copy_in(b, SYMMEM_RANK_SELF, 0, x.data(), 64), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("symmem_buffer_copy_in: the buffer's work went to stream");
+  CHECK_STATUS(symmem_barrier_on_stream(b, 4, other, kTimeoutMs), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("which is capturing a CUDA graph now");
+  CHECK_STATUS(symmem_graph_capture_begin(be, s), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("capturing already");
+  cudaStreamCaptureStatus st;
+  CUDA_OK(cudaStreamIsCapturing(static_cast<cudaStream_t>(s), &st));
+  if (st != cudaStreamCaptureStatusActive) TEST_FAIL("a refused call spoiled the capture (status %d)", (int)st);
+}
+
+static void replays(int rank, symmem_backend* be, symmem_buffer* b) {
+  void *s, *other;
+  CHECK_OK(symmem_stream_create(be, &s));
+  CHECK_OK(symmem_stream_create(be, &other));
+  float* staging = nullptr;
+  CUDA_OK(cudaMalloc(&staging, kBig * 4));
+  Outs o;
+  for (float** p : {&o.big1, &o.n1, &o.ag, &o.rs, &o.n2, &o.n3, &o.big2})
+    CUDA_OK(cudaMalloc(p, kBig * 4));
+  float* eager_out = nullptr;
+  CUDA_OK(cudaMalloc(&eager_out, kN * 4));
+
+  // The buffer's previous launch goes to `s` before the capture, so the refusals below apply.
+  CHECK_OK(symmem_barrier_on_stream(b, 0, s, kTimeoutMs));
+  CHECK_STATUS(symmem_graph_capture_begin(be, nullptr), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_OK(symmem_graph_capture_begin(be, s));
+  check_refusals_during_capture(be, b, s, other);
+  capture_round(b, s, staging, o, rank);
+  symmem_graph* g = nullptr;
+  CHECK_OK(symmem_graph_capture_end(be, s, &g));
+  CHECK(symmem_graph_buffer_count(g) == 1);
+  CHECK(symmem_graph_node_count(g) >= 16);
+  CHECK_STATUS(symmem_graph_capture_end(be, s, &g), SYMMEM_ERR_STATE);  // no capture open now
+  CHECK_ERROR_HAS("has no capture begun by symmem_graph_capture_begin");
+  CHECK(g != nullptr);
+
+  std::vector<float> x(kBig);
+  for (int round = 0; round < kReplays; ++round) {
+    for (uint64_t i = 0; i < kBig; ++i) x[i] = in(rank, i, round);
+    CUDA_OK(cudaMemcpy(staging, x.data(), kBig * 4, cudaMemcpyHostToDevice));
+    CHECK_OK(symmem_graph_replay(g, s));
+    CHECK_OK(symmem_graph_synchronize(g, s));
+    check_round(o, rank, round);
+    if (round % 10 == 9) {  // eager work between replays, on another stream
+      CHECK_OK(symmem_buffer_copy_in(b, SYMMEM_RANK_SELF, 0, x.data(), kN * 4));
+      CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, eager_out,
+                                 other, kTimeoutMs));
+      CHECK_OK(symmem_stream_synchronize(b, other));
+      expect_sums(eager_out, kN, round, "eager one-shot between replays");
+    }
+  }
+  CHECK_STATUS(symmem_buffer_free(b), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("CUDA graph captured with this buffer's work");
+  CHECK_OK(symmem_graph_free(g));
+  CHECK_OK(symmem_barrier(b, 0, kTimeoutMs));  // no peer reads this rank's buffer any more
+  for (float* p : {o.big1, o.n1, o.ag, o.rs, o.n2, o.n3, o.big2, staging, eager_out}) CUDA_OK(cudaFree(p));
+  CHECK_OK(symmem_stream_destroy(be, s));
+  CHECK_OK(symmem_stream_destroy(be, other));
+}
+
+// Rank 1 captures but never replays: rank 0's replay must end at its deadline with the error.
+static void missing_peer(int rank, symmem_backend* be, symmem_buffer* b) {
+  void* s;
+  CHECK_OK(symmem_stream_create(be, &s));
+  float* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, 4096 * 4));
+  const int deadline_ms = 700;
+  CHECK_OK(symmem_graph_capture_begin(be, s));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, 4096, out, s, deadline_ms));
+  symmem_graph* g = nullptr;
+  CHECK_OK(symmem_graph_capture_end(be, s, &g));
+  if (rank == 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_OK(symmem_graph_replay(g, s));
+    CHECK_STATUS(symmem_graph_synchronize(g, s), SYMMEM_ERR_TIMEOUT);
+    CHECK_ERROR_HAS("rank 1 did not arrive within 700 ms");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms > 10000) TEST_FAIL("the missing peer's deadline error came after %.0f ms", ms);
+    std::printf("rank 0: a graph whose peer never replays ended after %.0f ms: %s\n", ms, symmem_last_error());
+  } else {
+    usleep(3000 * 1000);  // rank 0's replay reads this rank's memory until its deadline
+  }
+  CHECK_OK(symmem_graph_free(g));
+  CUDA_OK(cudaFree(out));
+  CHECK_OK(symmem_stream_destroy(be, s));
+}
+
+static int rank_main(int rank, int gpus) {
+  symmem_backend* be = nullptr;
+  symmem_backend* be2 = nullptr;
+  symmem_buffer* b = make_cuda_buffer("cudagraphs", rank, kWorld, rank % gpus, kBig * 4, &be);
+  replays(rank, be, b);
+  CHECK_OK(symmem_buffer_free(b));
+  symmem_buffer* b2 = make_cuda_buffer("cudagraphs2", rank, kWorld, rank % gpus, 4096 * 4, &be2);
+  missing_peer(rank, be2, b2);
+  CHECK_OK(symmem_buffer_free(b2));  // its signal state is undefined after the timeout: freed
+  CHECK_OK(symmem_backend_close(be));
+  CHECK_OK(symmem_backend_close(be2));
+  return 0;
+}
+
+int main() {
+  int gpus = require_gpus("test_cuda_graphs", 1);
+  if (gpus < kWorld) {
+    const char* o = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
+    if (o == nullptr || std::strcmp(o, "1") != 0) {
+      std::printf("SKIPPED: test_cuda_graphs needs 2 GPUs, or SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 on one\n");
+      return kSkip;
+    }
+  }
+  if (!run_ranks(kWorld, 240, [gpus](int rank) { return rank_main(rank, gpus); })) {
+    std::fprintf(stderr, "FAILED: test_cuda_graphs\n");
+    return 1;
+  }
+  std::printf("test_cuda_graphs: one graph (copy in, one-shot pull/push, all-gather, reduce-scatter, "
+              "barrier, two-shot, in place one-shot and two-shot) replayed %d times with new input, "
+              "exact, eager calls between replays; capture refusals; a peer that never replays ends "
+              "with the deadline error: OK\n",
+              kReplays);
+  return 0;
+}
