@@ -171,30 +171,35 @@ __global__ void memset32_kernel(uint32_t* p, uint32_t v, uint64_t n) {
 // ---- collective barrier: per-block epochs -------------------------------------------------------
 // Block b of rank r announces epoch e to every peer p by storing e (release) into p's flag
 // [b][r], then waits until its own flag [b][p] has reached e (acquire). The epochs are counted in
-// the own pad region on the device (enter_epoch: every call advances them by 3, the most barriers
-// a kernel has), and every rank makes the same calls, so all agree, also when a call is a kernel
-// replayed from a CUDA graph, whose arguments were fixed at capture. Epochs only grow, so a peer that is already one collective ahead has
-// stored a later epoch, which also satisfies the wait: back-to-back launches need no reset, and a
-// block index that a smaller launch left out simply catches up. Every rank launches the same grid
-// for the same call.
-// Starts a collective kernel: waits for the previous grid (PDL), then takes this call's epoch from
-// the block's own word and advances it. Every thread reads the word before thread 0 rewrites it;
-// the next grid reads it only after this one has completed (stream order, or griddepcontrol.wait).
-// Block 0 also advances the words of blocks this grid does not launch, so that every word stays
-// equal to every other and a block index a smaller grid left out is never behind.
+// the own pad region on the device (enter_epoch, advance_epochs: every call advances them by 3, the
+// most barriers a kernel has), and every rank makes the same calls, so all agree, also when a call
+// is a kernel replayed from a CUDA graph, whose arguments were fixed at capture. Epochs only grow,
+// so a peer that is already one collective ahead has stored a later epoch, which also satisfies the
+// wait: back-to-back launches need no reset. Every rank launches the same grid for the same call.
+// Starts a collective kernel: waits for the previous grid (PDL), then reads this call's epoch from
+// the block's own word; the next grid reads it only after this one has completed (stream order, or
+// griddepcontrol.wait). No barrier follows the read, so the compiler may overlap it with the
+// kernel's first data loads; the word is advanced by the first coll_barrier, after its opening
+// __syncthreads, when every thread of the block has read it.
 __device__ __forceinline__ uint32_t enter_epoch(const CollArgs& a) {
   pdl_enter();
-  const uint32_t e = __ldcg(a.epochs + blockIdx.x);
-  __syncthreads();
-  if (threadIdx.x == 0) a.epochs[blockIdx.x] = e + 3;
-  if (blockIdx.x == 0)
-    for (unsigned b = gridDim.x + threadIdx.x; b < unsigned(kMaxBlocks); b += blockDim.x)
-      a.epochs[b] = e + 3;
-  return e;
+  return __ldcg(a.epochs + blockIdx.x);
 }
 
+// The next call's epoch into this block's word. Block 0 also advances the words of the blocks this
+// grid does not launch, so that every word stays equal to every other (one epoch per call, hence
+// one push slot for all blocks) and a block index a smaller grid left out is never behind.
+__device__ __forceinline__ void advance_epochs(const CollArgs& a, uint32_t next) {
+  if (threadIdx.x == 0) a.epochs[blockIdx.x] = next;
+  if (blockIdx.x == 0)
+    for (unsigned b = gridDim.x + threadIdx.x; b < unsigned(kMaxBlocks); b += blockDim.x) a.epochs[b] = next;
+}
+
+// Every kernel's first barrier is index 1 (e = epoch + 1): it also advances the epoch words, before
+// it waits, so that a barrier that times out leaves them as equal as a completed one.
 __device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int index, int total) {
   __syncthreads();
+  if (index == 1) advance_epochs(a, e + 2);
   bool ok = true;
   const int t = threadIdx.x;
   if (t < a.world && t != a.rank) {
