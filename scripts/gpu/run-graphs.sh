@@ -10,9 +10,14 @@
 #      two-shot; bf16 sum, 4 KiB..1 MiB), beside NCCL's all-reduce captured in a graph (the pip NCCL,
 #      loaded at run time) and both issued eagerly, with each call's host cost; goal: symmem one-shot
 #      <= 3.0 us per op at 4 KiB inside a graph;
-#   3. symmem_bench up to 1 MiB (the eager path's host column: it must not have grown);
-#   4. from Java, `symmem launch -n 2 demo --graph` on cuda (one-shot and two-shot, bf16): each
-#      size's all-reduce captured once, every checked and timed run a replay.
+#   3. symmem_bench up to 1 MiB (the eager path's host column: it must not have grown); with
+#      .gpu/native-before (the core before this change, e.g. `mkdir -p .gpu/native-before && git archive
+#      main src/native-cuda | tar -x -C .gpu/native-before`), its symmem_bench too, alternately;
+#   4. from Java, on cuda: `symmem launch -n 2 demo --graph` (the lower layer, NativeGraph: one-shot
+#      and two-shot, bf16, each size's all-reduce captured once, every checked and timed run a replay)
+#      and `symmem launch -n 2 stress` (the façade, group.capture: StressGraphs replays a one-shot and a
+#      two-shot graph 60 times on new input between its random collectives, and a copy inside a
+#      capture must be refused).
 # Never multicast. The app comes from scripts/gpu/pack.sh as .gpu/symmem-gpu.tar.xz (carry it).
 # Logs go to $OUT; a short table last.
 #   bash scripts/gpu/run-graphs.sh
@@ -38,6 +43,12 @@ PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nc
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
+BB=${BEFORE_BUILD_DIR:-/tmp/symmem-graphs-before}
+if [[ -d .gpu/native-before/src/native-cuda ]]; then
+  ( cmake -S .gpu/native-before/src/native-cuda -B "$BB" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
+      && cmake --build "$BB" -j8 --target symmem_bench ) > "$OUT/native-before.log" 2>&1 &
+  BEFORE_PID=$!
+fi
 step "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 240 native.log bash -c \
   "cmake -S src/native-cuda -B '$B' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$B' -j16"
 BUILT=$?
@@ -53,8 +64,15 @@ if [[ $BUILT == 0 ]]; then
     SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_graph_bench world 2 (graph vs eager, NCCL graph)" 120 graph-bench.txt \
       "$B/symmem_graph_bench" --world 2 --ops 100 --replays 20
     sed -n '/^graph_bench: world/,$p' "$OUT/graph-bench.txt"
-    step "symmem_bench world 2 up to 1 MiB (eager host column)" 90 bench.txt \
-      "$B/symmem_bench" --world 2 --max-bytes 1048576
+    if [[ ${BEFORE_PID:-} ]] && wait "$BEFORE_PID" && [[ -x $BB/symmem_bench ]]; then
+      for i in 1 2; do
+        step "symmem_bench world 2 to 1 MiB BEFORE (run $i)" 90 bench.txt "$BB/symmem_bench" --world 2 --max-bytes 1048576
+        step "symmem_bench world 2 to 1 MiB AFTER  (run $i)" 90 bench.txt "$B/symmem_bench" --world 2 --max-bytes 1048576
+      done
+    else
+      step "symmem_bench world 2 up to 1 MiB (eager host column)" 90 bench.txt \
+        "$B/symmem_bench" --world 2 --max-bytes 1048576
+    fi
   else
     note "symmem_graph_bench, symmem_bench" "SKIPPED (needs 2 GPUs, this machine has $NGPU)"
   fi
@@ -67,8 +85,11 @@ if [[ -f .gpu/symmem-gpu.tar.xz || -x .gpu/jre/bin/java ]]; then
       "${SYMMEM[@]}" launch -n 2 demo --graph --algo "$algo" --dtype bf16 --sizes 4KiB,64KiB,1MiB --min-time-ms 100
   done
   grep -E "graph|PASS|FAIL" "$OUT/java-demo.txt" | head -16
+  SYMMEM_BACKEND=cuda SYMMEM_TIMEOUT_COLLECTIVE=20s step "java: launch -n 2 stress (façade graphs + 1000 collectives)" 120 \
+    java-stress.txt "${SYMMEM[@]}" launch -n 2 stress --seed 42 --collectives 1000 --threads 2 --buffers 1
+  grep -E "stress rank|STRESS" "$OUT/java-stress.txt" | head -8
 else
-  note "java: demo --graph" "SKIPPED (no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh)"
+  note "java: demo --graph, stress" "SKIPPED (no .gpu/symmem-gpu.tar.xz: run scripts/gpu/pack.sh)"
 fi
 
 echo "=== graph bench at 4 KiB (us per op; goal: symmem one-shot in a graph <= 3.0)"
