@@ -362,7 +362,10 @@ symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
  * stream (a host wait cannot be recorded: replay, then synchronize); symmem_buffer_copy_in/out of a
  * buffer whose previous launch went to the capturing stream (a copy waits for the buffer's work);
  * an eager call on another stream for a buffer whose previous launch went to a stream that is
- * capturing now (its earlier work cannot be waited for until the capture ends). Host-synchronous
+ * capturing now (its earlier work cannot be waited for until the capture ends); symmem_stream_destroy
+ * of a capturing stream; and, from the capturing thread, symmem_local_alloc and
+ * symmem_local_copy_in/out (they wait for the whole device; copy inside a graph with
+ * cudaMemcpyAsync on the capturing stream). Host-synchronous
  * calls (symmem_barrier, symmem_put_signal, symmem_wait_signal) run on the buffer's internal
  * stream: they are not captured and run at once. The host backend has no graphs:
  * SYMMEM_ERR_UNSUPPORTED.

@@ -9,7 +9,8 @@
 //     by eager and replayed work).
 //  2. What capture refuses, by name, without spoiling the capture: a host wait on the capturing
 //     stream, a copy while the buffer's work is on it, an eager call on another stream that would
-//     have to wait for it, a second begin; freeing a buffer a live graph uses.
+//     have to wait for it, a second begin, a device-wide wait (local alloc) from the capturing
+//     thread, destroying the capturing stream; freeing a buffer a live graph uses.
 //  3. A peer that does not replay: the replaying rank's graph ends with the deadline error (not a
 //     hang), reported by symmem_graph_synchronize.
 #include <chrono>
@@ -103,6 +104,11 @@ static void check_refusals_during_capture(symmem_backend* be, symmem_buffer* b, 
   CHECK_ERROR_HAS("which is capturing a CUDA graph now");
   CHECK_STATUS(symmem_graph_capture_begin(be, s), SYMMEM_ERR_STATE);
   CHECK_ERROR_HAS("capturing already");
+  void* local = nullptr;
+  CHECK_STATUS(symmem_local_alloc(be, 64, &local), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("symmem_local_alloc: this thread is capturing a CUDA graph");
+  CHECK_STATUS(symmem_stream_destroy(be, s), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("symmem_stream_destroy: stream");
   cudaStreamCaptureStatus st;
   CUDA_OK(cudaStreamIsCapturing(static_cast<cudaStream_t>(s), &st));
   if (st != cudaStreamCaptureStatusActive) TEST_FAIL("a refused call spoiled the capture (status %d)", (int)st);

@@ -644,6 +644,7 @@ DeviceBackend::DeviceBackend(const char* name, int device, int count, const char
 }
 
 symmem_status DeviceBackend::local_alloc(uint64_t bytes, void** out) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_alloc"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   void* p = nullptr;
   SYMMEM_RT(cudaMalloc(&p, bytes), "symmem_local_alloc: cudaMalloc(%llu bytes) on device %d",
@@ -666,6 +667,7 @@ void DeviceBackend::local_free(void* p) {
 }
 
 symmem_status DeviceBackend::local_copy_in(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_copy_in"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize");
   SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
@@ -675,6 +677,7 @@ symmem_status DeviceBackend::local_copy_in(void* dst, const void* src, uint64_t 
 }
 
 symmem_status DeviceBackend::local_copy_out(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_copy_out"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_out: cudaDeviceSynchronize");
   SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
@@ -697,6 +700,13 @@ symmem_status DeviceBackend::stream_create(void** out) {
 
 symmem_status DeviceBackend::stream_destroy(void* stream) {
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  bool capturing = false;
+  SYMMEM_TRY(stream_capturing(stream, &capturing, "symmem_stream_destroy"));
+  if (capturing)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_stream_destroy: stream %p is capturing a CUDA graph; end the capture first "
+                "(symmem_graph_capture_end)",
+                stream);
   auto s = static_cast<cudaStream_t>(stream);
   cudaError_t e = cudaStreamSynchronize(s);
   {

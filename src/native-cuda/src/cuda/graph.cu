@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <thread>
 
 #include "cuda/device_buffer.h"
 #include "cuda/driver.h"
@@ -16,6 +17,7 @@ namespace {
 struct OpenCapture {
   void* stream;
   int device;
+  std::thread::id thread;  // thread-local mode: only this thread's calls are restricted
   std::vector<DeviceBuffer*> buffers;  // each counted once in its `graphs`
 };
 
@@ -148,6 +150,25 @@ void note_captured(void* s, DeviceBuffer* b) {
   c->buffers.push_back(b);
 }
 
+void* stream_captured_by_this_thread() {
+  if (!captures_open()) return nullptr;
+  std::lock_guard<std::mutex> lock(g_captures_mutex);
+  for (const auto& c : g_captures)
+    if (c.thread == std::this_thread::get_id()) return c.stream;
+  return nullptr;
+}
+
+symmem_status refuse_device_wait_in_capture(const char* what) {
+  void* s = stream_captured_by_this_thread();
+  if (s == nullptr) return SYMMEM_OK;
+  return fail(SYMMEM_ERR_STATE,
+              "%s: this thread is capturing a CUDA graph on stream %p, and this call waits for the "
+              "whole device, which a capture forbids (it would end the capture with an error): call "
+              "it before symmem_graph_capture_begin or after symmem_graph_capture_end, or copy inside "
+              "the graph with cudaMemcpyAsync on the capturing stream",
+              what, s);
+}
+
 symmem_status stream_capturing(void* s, bool* capturing, const char* what) {
   *capturing = false;
   if (s == nullptr) return SYMMEM_OK;
@@ -173,7 +194,7 @@ symmem_status begin_capture(int device, void* s) {
   // captured nor refused while this thread captures.
   SYMMEM_RT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
             "symmem_graph_capture_begin: cudaStreamBeginCapture(stream %p)", s);
-  g_captures.push_back({s, device, {}});
+  g_captures.push_back({s, device, std::this_thread::get_id(), {}});
   g_captures_open.fetch_add(1, std::memory_order_relaxed);
   return SYMMEM_OK;
 }

@@ -24,6 +24,11 @@ void note_captured(void* s, DeviceBuffer* b);
 // capturing: work may not go there either). The legacy stream (NULL) is never captured here.
 symmem_status stream_capturing(void* s, bool* capturing, const char* what);
 
+// SYMMEM_ERR_STATE naming `what` when this thread has a symmem capture open: calls that wait for the
+// whole device (cudaDeviceSynchronize, cudaMalloc, cudaMemcpy) are forbidden to a thread-local
+// capture's thread, and CUDA would end the capture with an error instead of refusing the call.
+symmem_status refuse_device_wait_in_capture(const char* what);
+
 symmem_status begin_capture(int device, void* s);
 symmem_status end_capture(int device, void* s, symmem_graph** out);
 
