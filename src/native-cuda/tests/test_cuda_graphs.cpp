@@ -11,7 +11,9 @@
 //     stream, a copy while the buffer's work is on it, an eager call on another stream that would
 //     have to wait for it, a second begin, a device-wide wait (local alloc) from the capturing
 //     thread, destroying the capturing stream; freeing a buffer a live graph uses.
-//  3. A peer that does not replay: the replaying rank's graph ends with the deadline error (not a
+//  3. A capture of the caller's own (cudaStreamBeginCapture on a foreign stream, as
+//     torch.cuda.graph does), replayed 50 times with cudaGraphLaunch on new input, checked.
+//  4. A peer that does not replay: the replaying rank's graph ends with the deadline error (not a
 //     hang), reported by symmem_graph_synchronize.
 #include <chrono>
 #include <cmath>
@@ -164,6 +166,41 @@ static void replays(int rank, symmem_backend* be, symmem_buffer* b) {
   CHECK_OK(symmem_stream_destroy(be, other));
 }
 
+// A capture of the caller's own (cudaStreamBeginCapture on a stream symmem did not make, as
+// torch.cuda.graph does): symmem's kernels are recorded and replay correctly through
+// cudaGraphLaunch; the caller orders and synchronises the replays.
+static void raw_capture(int rank, symmem_buffer* b) {
+  cudaStream_t fs;
+  CUDA_OK(cudaStreamCreateWithFlags(&fs, cudaStreamNonBlocking));
+  float *staging = nullptr, *out = nullptr, *out2 = nullptr;
+  for (float** p : {&staging, &out, &out2}) CUDA_OK(cudaMalloc(p, kN * 4));
+  float* sym = static_cast<float*>(symmem_buffer_ptr(b, SYMMEM_RANK_SELF));
+  CHECK_OK(symmem_barrier_on_stream(b, 2, fs, kTimeoutMs));  // eager work on the stream first
+  CUDA_OK(cudaStreamBeginCapture(fs, cudaStreamCaptureModeThreadLocal));
+  CUDA_OK(cudaMemcpyAsync(sym, staging, kN * 4, cudaMemcpyDeviceToDevice, fs));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out, fs, kTimeoutMs));
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, nullptr, fs, kTimeoutMs));
+  CUDA_OK(cudaMemcpyAsync(out2, sym, kN * 4, cudaMemcpyDeviceToDevice, fs));
+  cudaGraph_t graph = nullptr;
+  CUDA_OK(cudaStreamEndCapture(fs, &graph));
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<float> x(kN);
+  for (int round = 0; round < 50; ++round) {
+    for (uint64_t i = 0; i < kN; ++i) x[i] = in(rank, i, round);
+    CUDA_OK(cudaMemcpy(staging, x.data(), kN * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaGraphLaunch(exec, fs));
+    CHECK_OK(symmem_stream_synchronize(b, fs));
+    expect_sums(out, kN, round, "one-shot in a capture of the caller's own");
+    expect_sums(out2, kN, round, "two-shot in place in a capture of the caller's own");
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CHECK_OK(symmem_barrier(b, 0, kTimeoutMs));  // eager again, ordered after the stream's eager work
+  for (float* p : {staging, out, out2}) CUDA_OK(cudaFree(p));
+  CUDA_OK(cudaStreamDestroy(fs));
+}
+
 // Rank 1 captures but never replays: rank 0's replay must end at its deadline with the error.
 static void missing_peer(int rank, symmem_backend* be, symmem_buffer* b) {
   void* s;
@@ -196,6 +233,7 @@ static int rank_main(int rank, int gpus) {
   symmem_backend* be2 = nullptr;
   symmem_buffer* b = make_cuda_buffer("cudagraphs", rank, kWorld, rank % gpus, kBig * 4, &be);
   replays(rank, be, b);
+  raw_capture(rank, b);
   CHECK_OK(symmem_buffer_free(b));
   symmem_buffer* b2 = make_cuda_buffer("cudagraphs2", rank, kWorld, rank % gpus, 4096 * 4, &be2);
   missing_peer(rank, be2, b2);
@@ -220,7 +258,8 @@ int main() {
   }
   std::printf("test_cuda_graphs: one graph (copy in, one-shot pull/push, all-gather, reduce-scatter, "
               "barrier, two-shot, in place one-shot and two-shot) replayed %d times with new input, "
-              "exact, eager calls between replays; capture refusals; a peer that never replays ends "
+              "exact, eager calls between replays; capture refusals; a raw CUDA capture replayed 50 "
+              "times; a peer that never replays ends "
               "with the deadline error: OK\n",
               kReplays);
   return 0;
