@@ -365,10 +365,10 @@ symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
  * capturing now (its earlier work cannot be waited for until the capture ends); symmem_stream_destroy
  * of a capturing stream; and, from the capturing thread, symmem_local_alloc and
  * symmem_local_copy_in/out (they wait for the whole device; copy inside a graph with
- * cudaMemcpyAsync on the capturing stream). Host-synchronous
- * calls (symmem_barrier, symmem_put_signal, symmem_wait_signal) run on the buffer's internal
- * stream: they are not captured and run at once. The host backend has no graphs:
- * SYMMEM_ERR_UNSUPPORTED.
+ * cudaMemcpyAsync on the capturing stream). Host-synchronous calls (symmem_barrier,
+ * symmem_put_signal, symmem_wait_signal) run on the buffer's internal stream: they are not captured
+ * and run at once. Within one capture, a buffer's calls stay on one stream. The host backend has no
+ * graphs: SYMMEM_ERR_UNSUPPORTED.
  *
  * A capture started with the CUDA runtime directly (cudaStreamBeginCapture, e.g. by
  * torch.cuda.graph) records symmem's kernels the same way and replays correctly; symmem then does
