@@ -88,6 +88,19 @@ final class IssueLane implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses a group call that is not a collective on a buffer (allocation, a store barrier) while this
+     * thread is inside a graph: it would run once at capture on the GPU, or at every replay on the host.
+     */
+    static void refuseInGraph(String group, String operation) {
+        IssueLane graph = IN_GRAPH.get();
+        if (graph != null) {
+            throw new IllegalStateException(operation + " on group '" + group + "' inside a graph of " + graph.what
+                    + ": only collectives on the graph's buffer are captured; call it before the capture or"
+                    + " between replays");
+        }
+    }
+
     /** True while this thread captures (or, on the host, replays) a graph of this lane. */
     boolean inGraphOnThisThread() {
         return IN_GRAPH.get() == this;

@@ -103,6 +103,7 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public SymmetricBuffer allocate(DType dtype, long count) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "allocate");
         Objects.requireNonNull(dtype, "dtype must not be null");
         long bytes = SymmetricBuffer.bytesOf(name, dtype, count);
         // Paired across ranks by order: a second thread allocating at the same time would make the
@@ -130,6 +131,7 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public SymmetricBuffer allocate(String bufferName, DType dtype, long count) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "allocate");
         Objects.requireNonNull(bufferName, "bufferName must not be null");
         Objects.requireNonNull(dtype, "dtype must not be null");
         if (bufferName.isEmpty() || bufferName.contains("/")) {
@@ -170,6 +172,7 @@ public final class SymmemGroup implements AutoCloseable {
     /** A pool of this group's symmetric memory with explicit options. */
     public synchronized BufferPool pool(PoolOptions options) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "pool");
         Objects.requireNonNull(options, "options must not be null");
         return track(new BufferPool(this, new SymmetricMemPool(member.allocator(), exchange, options), this::forget));
     }
@@ -260,6 +263,7 @@ public final class SymmemGroup implements AutoCloseable {
     /** Returns once every rank of the group has called it; past {@code timeout}, fails naming who has not. */
     public void barrier(Duration timeout) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "barrier");
         Objects.requireNonNull(timeout, "timeout must not be null");
         exchange.barrier(timeout).await().atMost(timeout.plusSeconds(5));
     }

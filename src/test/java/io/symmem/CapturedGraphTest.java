@@ -75,6 +75,10 @@ class CapturedGraphTest {
                             .hasMessageContaining("allReduce on group 'world' inside a graph of")
                             .hasMessageContaining("a graph records the calls of one buffer");
                 }
+                try (CapturedGraph allocating = group.capture(b, () -> group.allocate(DType.FLOAT32, 8))) {
+                    assertThatThrownBy(allocating::replay).hasMessageContaining("allocate on group 'world' inside a graph")
+                            .hasMessageContaining("only collectives on the graph's buffer are captured");
+                }
                 try (CapturedGraph nested = group.capture(b, () -> group.capture(b, () -> { }))) {
                     assertThatThrownBy(nested::replay).hasMessageContaining("graphs do not nest");
                 }
