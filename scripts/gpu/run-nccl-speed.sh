@@ -11,11 +11,13 @@
 #      symmem's C ABI call (symmem_nccl_all_reduce), plain cudaMalloc memory and NCCL_WIN_COLL_SYMMETRIC
 #      windows, in place and out of place, bf16 sum, 4 KiB..256 MiB by 4x, world = 2 (or 1)
 #   4. the same from Java: SYMMEM_BACKEND=nccl launch -n W bench allreduce --nccl (columns nccl,
-#      nccl-window in place, nccl-oop, nccl-window-oop out of place)
+#      nccl-window in place, nccl-oop, nccl-window-oop out of place), timed as the native bench times
+#      (best of 2 rounds of ~100 ms, slowest rank), twice: C1 only (-XX:TieredStopAtLevel=1, what
+#      bin/symmem runs ranks with) and C2 (-XX:TieredStopAtLevel=4), so that C1's cost shows
 #   5. native test_nccl_fake (the deadline/abort logic, lever and watchdog included) and test_nccl_gpu
 #      (windows, 200 cycles, abort with a window registered) on the real NCCL
-#   6. LAST: the table (NCCL C loop | C ABI | Java, and the differences; host = µs a call costs the
-#      caller before the stream sync) and the steps
+#   6. LAST: the table (NCCL C loop | C ABI | Java C1 | Java C2, and the differences; host = µs a call
+#      costs the caller before the stream sync) and the steps
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
 # libsymmem: pack again after any native change).
 #   bash scripts/gpu/run-nccl-speed.sh
@@ -44,9 +46,10 @@ PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nc
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
-# 1. native build, in the background
+# 1. native build, in the background (native.log: the build, then the native tests of step 5; $OUT brings
+# back 8 files at most)
 ( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
-    && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native-build.log" 2>&1 &
+    && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native.log" 2>&1 &
 BUILD_PID=$!
 
 # 2. deadlines and aborts (the app finds the pip NCCL through python3, as run-nccl.sh checks)
@@ -71,56 +74,70 @@ fi
 unset SYMMEM_BACKEND
 
 wait "$BUILD_PID"; rc=$?
-note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native-build.log)")"
+note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (rc $rc, native.log)")"
 
 # 3. NCCL's C loop beside the C ABI
 [[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W)" 420 native-bench.txt \
   "$B/symmem_nccl_bench" --world "$W"
 
-# 4. the same from Java, out of place and in place, plain and window (the nccl backend's buffers are windows)
+# 4. the same from Java, out of place and in place, plain and window (the nccl backend's buffers are windows).
+# SYMMEM[] starts the JVM itself, without bin/symmem's flags (and SYMMEM_JAVA_OPTS): the JIT is chosen here,
+# and launch hands the JVM's options on to the ranks.
 SIZES=4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB
 export MASTER_PORT=29671
-SYMMEM_BACKEND=nccl step "Java: bench allreduce --nccl (world $W)" 420 java-bench.log \
-  "${SYMMEM[@]}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 --sizes "$SIZES" --json "$OUT/java-nccl.json"
+for jit in 1 4; do
+  json=$OUT/java-nccl.json; [[ $jit == 4 ]] && json=$OUT/java-nccl-c2.json
+  SYMMEM_BACKEND=nccl step "Java: bench allreduce --nccl (world $W, -XX:TieredStopAtLevel=$jit)" 420 java-bench.log \
+    "$JAVA" -XX:TieredStopAtLevel=$jit "${SYMMEM[@]:1}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 \
+    --sizes "$SIZES" --json "$json"
+done
 
 # 5. native tests on the real NCCL
-[[ $rc == 0 ]] && step "native test_nccl_fake (deadlines, lever, watchdog, aborts)" 120 native-tests.log "$B/tests/test_nccl_fake"
-[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (windows, cycles, abort with a window)" 240 native-tests.log \
+[[ $rc == 0 ]] && step "native test_nccl_fake (deadlines, lever, watchdog, aborts)" 120 native.log "$B/tests/test_nccl_fake"
+[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (windows, cycles, abort with a window)" 240 native.log \
   "$B/tests/test_nccl_gpu"
 
 # 6. last: the table
 {
   echo "===== allReduce bf16 sum, world $W, us per op (max over ranks); host = us per call before the stream sync"
-  python3 - "$OUT/native-bench.txt" "$OUT/java-nccl.json" <<'PY'
+  python3 - "$OUT/native-bench.txt" "$OUT/java-nccl.json" "$OUT/java-nccl-c2.json" <<'PY'
 import json, sys, os
 native = {}
 for line in open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []:
     p = line.split()
     if len(p) == 7 and p[0] == "NCCLBENCH":
         native[(p[1], p[2], int(p[3]))] = (float(p[4]), float(p[5]))
-java = {}
-if os.path.exists(sys.argv[2]):
-    keys = {"plain-oop": "nccl_oop_us", "plain-ip": "nccl_us", "window-oop": "nccl_window_oop_us", "window-ip": "nccl_window_us"}
-    for r in json.load(open(sys.argv[2]))["allreduce"]:
-        for v, k in keys.items():
-            if r.get(k) is not None:
-                java[(v, r["bytes"])] = r[k]
-sizes = sorted({k[2] for k in native} | {k[1] for k in java})
-fmt = "%-10s %10s %10s %10s %10s %9s %9s %10s %10s  %s"
-print(fmt % ("variant", "bytes", "nccl C", "C ABI", "Java", "ABI-nccl", "Java-nccl", "host nccl", "host ABI", "Java <= nccl+1us"))
+keys = {"plain-oop": "nccl_oop", "plain-ip": "nccl", "window-oop": "nccl_window_oop", "window-ip": "nccl_window"}
+def java_run(path):  # (variant, bytes) -> (us per op, host us per call)
+    out = {}
+    if os.path.exists(path):
+        doc = json.load(open(path))
+        print("%s: %s; %s" % (os.path.basename(path), doc.get("java", "?"), doc.get("timing", "?")))
+        for r in doc["allreduce"]:
+            for v, k in keys.items():
+                if r.get(k + "_us") is not None:
+                    out[(v, r["bytes"])] = (r[k + "_us"], r.get(k + "_host_us"))
+    return out
+c1, c2 = java_run(sys.argv[2]), java_run(sys.argv[3])
+sizes = sorted({k[2] for k in native} | {k[1] for k in c1} | {k[1] for k in c2})
+fmt = "%-10s %10s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s  %s"
+print(fmt % ("variant", "bytes", "nccl C", "C ABI", "Java C1", "Java C2", "C1-nccl", "C2-nccl",
+             "host nccl", "host ABI", "host C1", "host C2", "Java <= nccl+1us (C1 C2)"))
 worst = {}
+f = lambda x: "%.2f" % x if x is not None else "-"
+d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
 for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
     for b in sizes:
-        n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j = java.get((v, b))
-        f = lambda x: "%.2f" % x if x is not None else "-"
-        d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
-        ok = "-" if j is None or n is None else ("ok" if j <= n[0] + 1.0 else "OVER")
-        if j is not None and n is not None:
-            worst[v] = max(worst.get(v, -1e9), j - n[0])
-        print(fmt % (v, b, f(n and n[0]), f(a and a[0]), f(j), d(a and a[0], n and n[0]), d(j, n and n[0]),
-                     f(n and n[1]), f(a and a[1]), ok))
-for v, w in worst.items():
-    print("worst Java - nccl C, %s: %+.2f us" % (v, w))
+        n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j1 = c1.get((v, b)); j2 = c2.get((v, b))
+        n0 = n and n[0]
+        ok = lambda j: "-" if j is None or n is None else ("ok" if j[0] <= n0 + 1.0 else "OVER")
+        for name, j in (("C1", j1), ("C2", j2)):
+            if j is not None and n is not None:
+                worst[(v, name)] = max(worst.get((v, name), -1e9), j[0] - n0)
+        print(fmt % (v, b, f(n0), f(a and a[0]), f(j1 and j1[0]), f(j2 and j2[0]), d(j1 and j1[0], n0), d(j2 and j2[0], n0),
+                     f(n and n[1]), f(a and a[1]), f(j1 and j1[1]), f(j2 and j2[1]), ok(j1) + " " + ok(j2)))
+for (v, name), w in worst.items():
+    print("worst Java %s - nccl C, %s: %+.2f us" % (name, v, w))
 PY
   echo "===== steps ($(elapsed) s in all)"; printf '%s\n' "${SUMMARY[@]}"
 } 2>&1 | tee "$OUT/summary.txt"

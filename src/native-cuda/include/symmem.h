@@ -207,6 +207,12 @@ symmem_status symmem_barrier(symmem_buffer* buffer, int channel, int timeout_ms)
  * stream (a CUDA event; nothing is added on the same stream), so work of one buffer on two streams
  * never runs at the same time and a one-shot on one stream cannot deadlock with a two-shot on
  * another.
+ * The NULL stream: a collective on the legacy default stream waits for all earlier work of every
+ * blocking stream of the device, and those streams' later work waits for it. Two threads (or two
+ * groups) that both use NULL therefore run their buffers' collectives one after the other, in the
+ * order each rank enqueued them, and two ranks that enqueue in different orders wait for each other
+ * until the deadline. Give every buffer (or every thread) a stream of its own
+ * (symmem_stream_create) when more than one thread issues collectives.
  */
 
 /* Bytes per element of dtype; 0 for an unknown dtype. */

@@ -22,6 +22,7 @@ enum class Tunable : int {
   kCudaPushMaxBytes,
   kCudaTwoShotMinBytes,
   kCudaTwoShotIpMinBytes,
+  kCudaLoadKernels,
   kCount
 };
 
@@ -66,6 +67,9 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
      "the push scratch's capacity)"},
+    {"SYMMEM_CUDA_LOAD_KERNELS", "cuda", 0, 1, 1,
+     "1 loads every kernel at the process's first buffer on a device, 0 leaves each to its first "
+     "launch (CUDA's lazy loading, which can then wait for other threads' spinning collectives)"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

@@ -23,6 +23,11 @@ namespace {
 
 uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
 
+// Streams made by symmem_stream_create and not yet destroyed. symmem_stream_destroy synchronizes a
+// stream before it leaves this set, so a stream that is not here any more has no work left.
+std::mutex g_streams_mutex;
+std::unordered_set<void*> g_streams;
+
 // The process's abort word for device code: pinned, mapped into every device's address space
 // (portable), allocated once on the first buffer and kept for the life of the process (4 bytes),
 // registered with the core so that symmem_abort sets it. Returns its device address, or an error.
@@ -89,12 +94,15 @@ ErrorRecords& error_records() {
 // collective can spin on it (cuda/kernels.h, load_all_kernels). Once per device; the current
 // device is `device` (init_local set it). A kernel that cannot be loaded here is left to its first
 // launch, which reports why.
+// SYMMEM_CUDA_LOAD_KERNELS=0 leaves them to CUDA's lazy loading (a faster first buffer, for
+// programs that issue collectives from one thread).
 void load_kernels_once(int device) {
   static std::mutex mutex;
   static std::unordered_set<int> done;
   std::lock_guard<std::mutex> lock(mutex);
   if (done.count(device) != 0) return;
-  if (load_all_kernels() != cudaSuccess) cudaGetLastError();
+  const bool load = tunable_or(Tunable::kCudaLoadKernels, 1) != 0;
+  if (load && load_all_kernels() != cudaSuccess) cudaGetLastError();
   done.insert(device);
 }
 
@@ -190,10 +198,9 @@ symmem_status DeviceBuffer::finish_own_work() {
   if (last_order_ == Order::kRecorded) {
     SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
   } else if (last_order_ == Order::kLazy) {
-    std::lock_guard<std::mutex> streams(streams_mutex());
-    auto last = static_cast<cudaStream_t>(last_launch_stream_);
-    // A stream destroyed since was synchronized first: nothing of it is left to wait for.
-    if (last == nullptr || last == stream_ || stream_alive(last_launch_stream_)) {
+    std::lock_guard<std::mutex> streams(g_streams_mutex);
+    if (last_stream_may_hold_work()) {
+      auto last = static_cast<cudaStream_t>(last_launch_stream_);
       // Synchronizing a capturing stream would end its capture with an error.
       bool capturing = false;
       SYMMEM_TRY(stream_capturing(last, &capturing, "waiting for the buffer's work"));
@@ -334,17 +341,11 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   return a;
 }
 
-namespace {
 
-// Streams made by symmem_stream_create and not yet destroyed. symmem_stream_destroy synchronizes a
-// stream before it leaves this set, so a stream that is not here any more has no work left.
-std::mutex g_streams_mutex;
-std::unordered_set<void*> g_streams;
-
-}  // namespace
-
-std::mutex& DeviceBuffer::streams_mutex() { return g_streams_mutex; }
-bool DeviceBuffer::stream_alive(void* s) { return g_streams.count(s) != 0; }
+bool DeviceBuffer::last_stream_may_hold_work() const {
+  return last_launch_stream_ == nullptr || last_launch_stream_ == static_cast<void*>(stream_) ||
+         g_streams.count(last_launch_stream_) != 0;
+}
 
 bool DeviceBuffer::stream_known(void* s) const {
   if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
@@ -384,12 +385,10 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
     return SYMMEM_OK;
   }
   // The last launch went to a stream symmem knows: mark its end only now that another stream
-  // comes (launches on one stream need no event). Held so it cannot be destroyed meanwhile; a
-  // stream destroyed since was synchronized first, so there is nothing to wait for.
+  // comes (launches on one stream need no event).
   std::lock_guard<std::mutex> lock(g_streams_mutex);
+  if (!last_stream_may_hold_work()) return SYMMEM_OK;
   auto last = static_cast<cudaStream_t>(last_launch_stream_);
-  if (last != nullptr && last != stream_ && g_streams.count(last_launch_stream_) == 0)
-    return SYMMEM_OK;
   bool last_capturing = false;
   SYMMEM_TRY(stream_capturing(last, &last_capturing, "ordering the buffer's work"));
   if (last_capturing)

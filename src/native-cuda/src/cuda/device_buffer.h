@@ -155,8 +155,10 @@ class DeviceBuffer : public symmem_buffer {
   // kRecorded = last_launch_ was recorded right after it (a foreign stream).
   enum class Order { kNone, kLazy, kRecorded };
   std::mutex order_mu_;  // the three members below, between launches and copies
-  static std::mutex& streams_mutex();
-  static bool stream_alive(void* s);  // under streams_mutex()
+  // Whether the last launch's stream (kLazy) can still hold work of this buffer: the legacy
+  // default stream, the buffer's own, or a symmem stream not yet destroyed (destroying one
+  // synchronizes it first). The caller holds the streams lock, so it cannot be destroyed meanwhile.
+  bool last_stream_may_hold_work() const;
   symmem_status ensure_order_event();
   bool stream_known(void* s) const;
   cudaEvent_t last_launch_ = nullptr;

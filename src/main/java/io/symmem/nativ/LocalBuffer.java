@@ -12,7 +12,8 @@ import org.bytedeco.javacpp.PointerPointer;
 public final class LocalBuffer implements AutoCloseable, DeviceMemory {
     private final NativeBackend backend;
     private final long size;
-    private Pointer pointer;
+    // volatile, so that isClosed() needs no lock: it is asked on every NCCL call on this memory.
+    private volatile Pointer pointer;
 
     LocalBuffer(NativeBackend backend, long bytes) {
         if (bytes <= 0) {
@@ -87,8 +88,13 @@ public final class LocalBuffer implements AutoCloseable, DeviceMemory {
     }
 
     @Override
-    public synchronized boolean isClosed() {
+    public boolean isClosed() {
         return pointer == null || !backend.isOpen();
+    }
+
+    /** The device address of the memory. */
+    long address() {
+        return open().address();
     }
 
     Pointer open() {

@@ -2,8 +2,10 @@ package io.symmem.nativ;
 
 /** An opened libsymmem backend ("host", "cuda", "nvshmem" or "nccl") on one device. */
 public final class NativeBackend implements AutoCloseable {
-    private SymmemLibrary.BackendHandle handle = new SymmemLibrary.BackendHandle();
+    // volatile, so that isOpen() needs no lock: it is asked on every NCCL call (through its buffers' isClosed).
+    private volatile SymmemLibrary.BackendHandle handle = new SymmemLibrary.BackendHandle();
     private final String name;
+    private final boolean onGpu;
     private final String deviceName;
     private final int device;
     private final int deviceCount;
@@ -16,6 +18,7 @@ public final class NativeBackend implements AutoCloseable {
             this.deviceName = info.deviceName().getString();
             this.device = info.device();
             this.deviceCount = info.deviceCount();
+            this.onGpu = "cuda".equals(this.name) || "nvshmem".equals(this.name) || "nccl".equals(this.name);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -41,7 +44,7 @@ public final class NativeBackend implements AutoCloseable {
 
     /** True for the cuda, nvshmem and nccl backends: buffers live in GPU memory, without a host view. */
     public boolean isDevice() {
-        return "cuda".equals(name) || "nvshmem".equals(name) || "nccl".equals(name);
+        return onGpu;
     }
 
     /** True for the nccl backend: buffers in ncclMemAlloc memory, registered as NCCL windows. */
@@ -72,7 +75,7 @@ public final class NativeBackend implements AutoCloseable {
         return new NativeStream(this);
     }
 
-    synchronized boolean isOpen() {
+    boolean isOpen() {
         return handle != null;
     }
 

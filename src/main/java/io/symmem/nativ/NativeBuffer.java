@@ -15,7 +15,8 @@ import org.bytedeco.javacpp.Pointer;
 public final class NativeBuffer implements DeviceMemory, AutoCloseable {
     /** The own rank, before and after import (SYMMEM_RANK_SELF). */
     public static final int SELF = SymmemLibrary.SYMMEM_RANK_SELF;
-    private SymmemLibrary.BufferHandle handle = new SymmemLibrary.BufferHandle();
+    // volatile, so that isClosed() needs no lock: it is asked on every NCCL call on this memory.
+    private volatile SymmemLibrary.BufferHandle handle = new SymmemLibrary.BufferHandle();
     private final NativeBackend backend;
     private final long size;
     private volatile long dataAddress;  // 0 until dataAddress() first asks
@@ -72,7 +73,7 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
     }
 
     @Override
-    public synchronized boolean isClosed() {
+    public boolean isClosed() {
         return handle == null || !backend.isOpen();
     }
 

@@ -85,7 +85,7 @@ public final class NativeNccl {
             return 0;
         }
         if (memory instanceof LocalBuffer local) {
-            return local.open().address() + offset;
+            return local.address() + offset;
         }
         if (memory instanceof NativeBuffer symmetric) {
             return symmetric.dataAddress() + offset;
@@ -96,9 +96,12 @@ public final class NativeNccl {
     /** One communicator handle. Not thread-safe by itself: {@code NcclCommunicator} serialises. */
     public static final class Comm {
         private SymmemLibrary.NcclCommHandle handle;
+        /** handle's address, what the per-call functions take; 0 once destroyed. */
+        private long address;
 
         private Comm(SymmemLibrary.NcclCommHandle handle) {
             this.handle = handle;
+            this.address = handle.address();
         }
 
         private SymmemLibrary.NcclCommHandle open() {
@@ -108,39 +111,49 @@ public final class NativeNccl {
             return handle;
         }
 
+        private long openAddress() {
+            if (address == 0) {
+                throw new IllegalStateException("NCCL communicator is destroyed");
+            }
+            return address;
+        }
+
         public void allReduce(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long count,
                 int dtype, int op, NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_all_reduce(open(), address(send, sendOffset), address(recv, recvOffset),
-                    count, dtype, op, NativeStream.pointer(stream), timeoutMs), "symmem_nccl_all_reduce");
+            Status.check(SymmemLibrary.symmem_nccl_all_reduce(openAddress(), address(send, sendOffset),
+                    address(recv, recvOffset), count, dtype, op, NativeStream.address(stream), timeoutMs),
+                    "symmem_nccl_all_reduce");
         }
 
         public void reduce(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long count, int dtype,
                 int op, int root, NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_reduce(open(), address(send, sendOffset), address(recv, recvOffset),
-                    count, dtype, op, root, NativeStream.pointer(stream), timeoutMs), "symmem_nccl_reduce");
+            Status.check(SymmemLibrary.symmem_nccl_reduce(openAddress(), address(send, sendOffset), address(recv, recvOffset),
+                    count, dtype, op, root, NativeStream.address(stream), timeoutMs), "symmem_nccl_reduce");
         }
 
         public void broadcast(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long count,
                 int dtype, int root, NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_broadcast(open(), address(send, sendOffset), address(recv, recvOffset),
-                    count, dtype, root, NativeStream.pointer(stream), timeoutMs), "symmem_nccl_broadcast");
+            Status.check(SymmemLibrary.symmem_nccl_broadcast(openAddress(), address(send, sendOffset),
+                    address(recv, recvOffset), count, dtype, root, NativeStream.address(stream), timeoutMs),
+                    "symmem_nccl_broadcast");
         }
 
         public void allGather(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long sendCount,
                 int dtype, NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_all_gather(open(), address(send, sendOffset), address(recv, recvOffset),
-                    sendCount, dtype, NativeStream.pointer(stream), timeoutMs), "symmem_nccl_all_gather");
+            Status.check(SymmemLibrary.symmem_nccl_all_gather(openAddress(), address(send, sendOffset),
+                    address(recv, recvOffset), sendCount, dtype, NativeStream.address(stream), timeoutMs),
+                    "symmem_nccl_all_gather");
         }
 
         public void reduceScatter(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long recvCount,
                 int dtype, int op, NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_reduce_scatter(open(), address(send, sendOffset),
-                    address(recv, recvOffset), recvCount, dtype, op, NativeStream.pointer(stream), timeoutMs),
+            Status.check(SymmemLibrary.symmem_nccl_reduce_scatter(openAddress(), address(send, sendOffset),
+                    address(recv, recvOffset), recvCount, dtype, op, NativeStream.address(stream), timeoutMs),
                     "symmem_nccl_reduce_scatter");
         }
 
         public void synchronize(NativeStream stream, int timeoutMs) {
-            Status.check(SymmemLibrary.symmem_nccl_comm_synchronize(open(), NativeStream.pointer(stream), timeoutMs),
+            Status.check(SymmemLibrary.symmem_nccl_comm_synchronize(openAddress(), NativeStream.address(stream), timeoutMs),
                     "symmem_nccl_comm_synchronize");
         }
 
@@ -171,6 +184,7 @@ public final class NativeNccl {
             int status = SymmemLibrary.symmem_nccl_comm_destroy(handle, timeoutMs);
             if (status != ErrorCode.STATE.code()) {  // STATE: still in an open group, nothing freed
                 handle = null;
+                address = 0;
             }
             Status.check(status, "symmem_nccl_comm_destroy");
         }

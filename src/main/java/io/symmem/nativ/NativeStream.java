@@ -12,7 +12,9 @@ import org.bytedeco.javacpp.PointerPointer;
 public final class NativeStream implements AutoCloseable {
     private final NativeBackend backend;
     private Pointer handle;
-    private boolean closed;
+    /** handle's address (0: the default stream), what per-call functions take instead of the Pointer. */
+    private final long address;
+    private volatile boolean closed;
 
     NativeStream(NativeBackend backend) {
         this.backend = backend;
@@ -20,6 +22,7 @@ public final class NativeStream implements AutoCloseable {
             Status.check(SymmemLibrary.symmem_stream_create(backend.open(), out), "symmem_stream_create");
             Pointer p = out.get(0);
             this.handle = p == null || p.isNull() ? null : p;
+            this.address = handle == null ? 0 : handle.address();
         }
     }
 
@@ -40,6 +43,17 @@ public final class NativeStream implements AutoCloseable {
             throw new IllegalStateException("stream is destroyed");
         }
         return stream.handle;
+    }
+
+    /** The stream's address for a per-call function; 0 for null (the default stream). */
+    static long address(NativeStream stream) {
+        if (stream == null) {
+            return 0;
+        }
+        if (stream.closed) {
+            throw new IllegalStateException("stream is destroyed");
+        }
+        return stream.address;
     }
 
     @Override

@@ -420,22 +420,29 @@ final class SymmemLibrary {
 
     static native int symmem_nccl_comm_destroy(NcclCommHandle comm, int timeoutMs);
 
-    static native int symmem_nccl_comm_synchronize(NcclCommHandle comm, Pointer stream, int timeoutMs);
+    // The per-call functions take the communicator and the stream as addresses too: a Pointer argument costs the
+    // JNI glue a GetLongField (a call into the JVM) per field it reads, three per collective.
+    static native int symmem_nccl_comm_synchronize(@Cast("symmem_nccl_comm*") long comm, @Cast("void*") long stream,
+            int timeoutMs);
 
-    static native int symmem_nccl_all_reduce(NcclCommHandle comm, @Cast("const void*") long send,
-            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, Pointer stream, int timeoutMs);
+    static native int symmem_nccl_all_reduce(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, @Cast("void*") long stream,
+            int timeoutMs);
 
-    static native int symmem_nccl_reduce(NcclCommHandle comm, @Cast("const void*") long send, @Cast("void*") long recv,
-            @Cast("uint64_t") long count, int dtype, int op, int root, Pointer stream, int timeoutMs);
+    static native int symmem_nccl_reduce(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, int root, @Cast("void*") long stream,
+            int timeoutMs);
 
-    static native int symmem_nccl_broadcast(NcclCommHandle comm, @Cast("const void*") long send,
-            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int root, Pointer stream, int timeoutMs);
+    static native int symmem_nccl_broadcast(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int root, @Cast("void*") long stream,
+            int timeoutMs);
 
-    static native int symmem_nccl_all_gather(NcclCommHandle comm, @Cast("const void*") long send,
-            @Cast("void*") long recv, @Cast("uint64_t") long sendCount, int dtype, Pointer stream, int timeoutMs);
+    static native int symmem_nccl_all_gather(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long sendCount, int dtype, @Cast("void*") long stream,
+            int timeoutMs);
 
-    static native int symmem_nccl_reduce_scatter(NcclCommHandle comm, @Cast("const void*") long send,
-            @Cast("void*") long recv, @Cast("uint64_t") long recvCount, int dtype, int op, Pointer stream,
+    static native int symmem_nccl_reduce_scatter(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
+            @Cast("void*") long recv, @Cast("uint64_t") long recvCount, int dtype, int op, @Cast("void*") long stream,
             int timeoutMs);
 
     static native int symmem_nccl_group_start();

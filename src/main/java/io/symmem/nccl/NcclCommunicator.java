@@ -36,6 +36,8 @@ public final class NcclCommunicator implements AutoCloseable {
     private final int device;
     private final String label;
     private final Duration collectiveTimeout;
+    /** collectiveTimeout in ms, as every native call takes it: converted once, not per call. */
+    private final int collectiveTimeoutMs;
     private boolean closed;
 
     private NcclCommunicator(NativeNccl.Comm comm, int nranks, int rank, int device, String label,
@@ -46,6 +48,7 @@ public final class NcclCommunicator implements AutoCloseable {
         this.device = device;
         this.label = label;
         this.collectiveTimeout = collectiveTimeout;
+        this.collectiveTimeoutMs = millis("collectiveTimeout", collectiveTimeout);
     }
 
     /**
@@ -301,7 +304,7 @@ public final class NcclCommunicator implements AutoCloseable {
     // ---- argument checks: before any native call ---------------------------------------------
 
     private int timeoutMs() {
-        return (int) collectiveTimeout.toMillis();
+        return collectiveTimeoutMs;
     }
 
     private void requireOpen(String what) {

@@ -21,9 +21,10 @@ import picocli.CommandLine.Option;
  * {@code symmem bench allreduce}: all-reduce latency and bus bandwidth through the Java API, one
  * process per rank (symmem launch -n 4 bench allreduce).
  */
-@Command(name = "allreduce", description = "All-reduce latency per size and algorithm through the Java API (bf16 sum by default):"
-        + " N back-to-back launches on one stream, then synchronize; time per op = elapsed / N (System.nanoTime), the"
-        + " maximum over ranks. Run one per rank: symmem launch -n 4 bench allreduce.")
+@Command(name = "allreduce", description = "All-reduce latency per size and algorithm through the Java API (bf16 sum by default),"
+        + " timed as the native NCCL bench times it: warm-up, then --rounds rounds of N back-to-back launches on one stream"
+        + " and a synchronize; a round's time per op = elapsed / N (System.nanoTime) on the slowest rank, the fastest round"
+        + " kept. Run one per rank: symmem launch -n 4 bench allreduce.")
 public class AllReduceBenchCommand implements Callable<Integer> {
     @Inject
     RankRuntime runtime;
@@ -56,14 +57,23 @@ public class AllReduceBenchCommand implements Callable<Integer> {
     @Option(names = "--in-place", description = "Reduce in place instead of into local device memory.")
     boolean inPlace;
 
-    @Option(names = "--iters", defaultValue = "0", description = "Launches per measurement; 0 = enough to fill --min-time-ms (10..2000).")
+    @Option(names = "--iters", defaultValue = "0", description = "Launches per round; 0 = enough to fill --min-time-ms (10.." + CollectiveBenchRunner.MAX_LAUNCHES + ").")
     int iters;
 
-    @Option(names = "--min-time-ms", defaultValue = "20", description = "Target time of one measurement when --iters is 0 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--min-time-ms", defaultValue = "100", description = "Target time of one round when --iters is 0 (default"
+            + " ${DEFAULT-VALUE}, as the native NCCL bench).")
     int minTimeMs;
+
+    @Option(names = "--rounds", defaultValue = "2", description = "Timed rounds per measurement, the fastest kept (default"
+            + " ${DEFAULT-VALUE}, as the native NCCL bench).")
+    int rounds;
 
     @Option(names = "--warmup", defaultValue = "10", description = "Untimed launches before each measurement (default ${DEFAULT-VALUE}).")
     int warmup;
+
+    @Option(names = "--warmup-ms", defaultValue = "20", description = "Then untimed launches filling this long, so that the"
+            + " JIT has compiled the call path before the rounds (default ${DEFAULT-VALUE}; 0 = none).")
+    int warmupMs;
 
     @Option(names = "--json", description = "Also write the results as JSON here (rank 0).")
     Path json;
@@ -80,7 +90,9 @@ public class AllReduceBenchCommand implements Callable<Integer> {
         CollectiveBenchRunner.Settings settings;
         try {
             List<Long> list = sizes != null && !sizes.isEmpty() ? sizes : powersOfTwo(minSize, maxSize);
-            settings = new CollectiveBenchRunner.Settings(list, dtype, op, algos, inPlace, iters, minTimeMs, warmup, json, nccl);
+            settings = new CollectiveBenchRunner.Settings(list, dtype, op, algos, inPlace, iters, minTimeMs, warmup, warmupMs,
+                    rounds, json, nccl);
+            CollectiveBenchRunner.plan(settings);  // a bad plan is refused before the ranks start
         } catch (IllegalArgumentException e) {
             System.err.println("symmem bench allreduce: " + e.getMessage());
             return ExitStatus.CONFIG;

@@ -25,14 +25,15 @@ import java.util.Map;
 /** The work of {@code symmem bench allreduce} on one rank; rank 0 prints and writes the results. */
 final class CollectiveBenchRunner {
     record Settings(List<Long> sizes, DType dtype, ReduceOp op, List<Algorithm> algorithms, boolean inPlace, int iters,
-            int minTimeMs, int warmup, Path json, boolean nccl) {
+            int minTimeMs, int warmup, int warmupMs, int rounds, Path json, boolean nccl) {
     }
 
     /**
      * One size: µs per op by column (symmem's algorithms, then with --nccl "nccl" and "nccl-window";
-     * NaN = not run), launches used, what AUTO picked.
+     * NaN = not run), µs per call on the host before the synchronize, launches per round, what AUTO picked.
      */
-    record Row(long bytes, Map<String, Double> micros, Map<String, Long> launches, String autoPicks) {
+    record Row(long bytes, Map<String, Double> micros, Map<String, Double> hostMicros, Map<String, Long> launches,
+            String autoPicks) {
     }
 
     /**
@@ -43,8 +44,8 @@ final class CollectiveBenchRunner {
             NCCL_WINDOW_OOP = "nccl-window-oop";
 
     private static final int BARRIER_CHANNEL = 2;
-    /** Most launches one measurement sizes itself to. */
-    private static final long MAX_LAUNCHES = 2000;
+    /** Most launches one round sizes itself to (the native NCCL bench's cap). */
+    static final long MAX_LAUNCHES = 20000;
     private final RankRuntime runtime;
     private final Settings s;
     private final PrintStream out;
@@ -64,12 +65,30 @@ final class CollectiveBenchRunner {
         this.exchange = runtime.exchange("bench-allreduce", rank, world);
         this.timeout = runtime.config().timeout().collective();
         this.timer = new LaunchTimer(exchange, runtime.config().timeout().rendezvous());
-        this.plan = new LaunchTimer.Plan(settings.warmup(), settings.iters(), settings.minTimeMs(), MAX_LAUNCHES);
+        this.plan = plan(settings);
     }
 
-    private static void record(String column, LaunchTimer.Timing timing, Map<String, Double> micros, Map<String, Long> launches) {
-        micros.put(column, timing.micros());
-        launches.put(column, timing.launches());
+    static LaunchTimer.Plan plan(Settings s) {
+        return new LaunchTimer.Plan(s.warmup(), s.warmupMs(), s.iters(), s.minTimeMs(), MAX_LAUNCHES, s.rounds());
+    }
+
+    /** One size's measurements, column by column. */
+    private record Cells(Map<String, Double> micros, Map<String, Double> hostMicros, Map<String, Long> launches) {
+        Cells() {
+            this(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
+        }
+
+        void record(String column, LaunchTimer.Timing timing) {
+            micros.put(column, timing.micros());
+            hostMicros.put(column, timing.hostMicros());
+            launches.put(column, timing.launches());
+        }
+
+        void skip(String column) {
+            micros.put(column, Double.NaN);
+            hostMicros.put(column, Double.NaN);
+            launches.put(column, 0L);
+        }
     }
 
     void run() {
@@ -83,29 +102,26 @@ final class CollectiveBenchRunner {
             LaunchTimer.fillRandom(memory, maxBytes, s.dtype(), rank);
             for (long size : s.sizes()) {
                 long count = elements(size);
-                Map<String, Double> micros = new LinkedHashMap<>();
-                Map<String, Long> launches = new LinkedHashMap<>();
+                Cells cells = new Cells();
                 for (Algorithm a : s.algorithms()) {
                     if (s.inPlace() && a == Algorithm.ONE_SHOT && count * s.dtype().bytes() > memory.nativeBuffer().oneShotInPlaceMaxBytes()) {
-                        micros.put(a.id(), Double.NaN);
-                        launches.put(a.id(), 0L);
+                        cells.skip(a.id());
                         continue;
                     }
-                    record(a.id(), timer.time(memory, stream, plan, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count, result,
-                            stream, timeout)), micros, launches);
+                    cells.record(a.id(), timer.time(memory, stream, plan, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count,
+                            result, stream, timeout)));
                 }
                 if (nccl != null) {
                     NcclDataType dtype = NcclDataType.of(s.dtype());
                     NcclRedOp op = NcclRedOp.of(s.op());
-                    record(NCCL_PLAIN, timer.time(memory, stream, plan, () -> nccl.plain(count, dtype, op, stream)), micros, launches);
-                    record(NCCL_WINDOW, timer.time(memory, stream, plan, () -> nccl.window(count, dtype, op, stream)), micros, launches);
-                    record(NCCL_PLAIN_OOP, timer.time(memory, stream, plan, () -> nccl.plainOutOfPlace(count, dtype, op, stream)),
-                            micros, launches);
-                    record(NCCL_WINDOW_OOP, timer.time(memory, stream, plan, () -> nccl.windowOutOfPlace(count, dtype, op, stream)),
-                            micros, launches);
+                    cells.record(NCCL_PLAIN, timer.time(memory, stream, plan, () -> nccl.plain(count, dtype, op, stream)));
+                    cells.record(NCCL_WINDOW, timer.time(memory, stream, plan, () -> nccl.window(count, dtype, op, stream)));
+                    cells.record(NCCL_PLAIN_OOP, timer.time(memory, stream, plan, () -> nccl.plainOutOfPlace(count, dtype, op, stream)));
+                    cells.record(NCCL_WINDOW_OOP, timer.time(memory, stream, plan,
+                            () -> nccl.windowOutOfPlace(count, dtype, op, stream)));
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
-                rows.add(new Row(count * s.dtype().bytes(), micros, launches, picks));
+                rows.add(new Row(count * s.dtype().bytes(), cells.micros(), cells.hostMicros(), cells.launches(), picks));
             }
             barrierMicros = timer.time(memory, stream, plan,
                     () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, runtime.config().timeout().barrier())).micros();
@@ -140,10 +156,10 @@ final class CollectiveBenchRunner {
     }
 
     private void print(List<Row> rows, double barrierMicros) {
-        out.printf("symmem bench allreduce: %d ranks, backend %s (%s), %s %s, %s; time per op = System.nanoTime around N"
-                + " back-to-back launches on one stream + synchronize, / N, max over ranks (us); busbw = 2(n-1)/n bytes/t%n",
+        out.printf("symmem bench allreduce: %d ranks, backend %s (%s), %s %s, %s, %s; busbw = 2(n-1)/n bytes/t%n",
                 world, runtime.backend().name(), runtime.backend().deviceName(), s.dtype().shortName(),
-                s.op().name().toLowerCase(java.util.Locale.ROOT), s.inPlace() ? "in place" : "out of place");
+                s.op().name().toLowerCase(java.util.Locale.ROOT), s.inPlace() ? "in place" : "out of place", JavaRuntimes.thisJvm());
+        out.println("time per op (us): " + plan.describe());
         if (s.nccl()) {
             out.println("nccl: NCCL's allReduce from Java (io.symmem.nccl), in place on plain device memory; nccl-window: the"
                     + " same on this symmetric buffer registered as an NCCL_WIN_COLL_SYMMETRIC window; -oop: out of place (into"
@@ -175,7 +191,9 @@ final class CollectiveBenchRunner {
     private void writeJson(List<Row> rows, double barrierMicros) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("tool", "symmem bench allreduce");
-        root.put("timing", "System.nanoTime around N back-to-back launches on one stream + synchronize, / N; max over ranks");
+        root.put("timing", plan.describe());
+        root.put("rounds", s.rounds());
+        root.put("java", JavaRuntimes.thisJvm());
         root.put("world", world);
         root.put("backend", runtime.backend().name());
         root.put("device", runtime.backend().deviceName());
@@ -191,6 +209,8 @@ final class CollectiveBenchRunner {
                 double us = row.micros().get(c);
                 r.put(key + "_us", Double.isNaN(us) ? null : us);
                 r.put(key + "_busbw_gbps", Double.isNaN(us) ? null : busbw(row.bytes(), us));
+                double host = row.hostMicros().get(c);
+                r.put(key + "_host_us", Double.isNaN(host) ? null : host);
                 r.put(key + "_launches", row.launches().get(c));
             }
             r.put("auto_algo", row.autoPicks());

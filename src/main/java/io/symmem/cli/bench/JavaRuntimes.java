@@ -34,6 +34,22 @@ final class JavaRuntimes {
     private JavaRuntimes() {
     }
 
+    /**
+     * This JVM's release and JIT, e.g. "Java 17, JIT C1": ranks run C1 only unless SYMMEM_JAVA_OPTS says otherwise
+     * (bin/java-select), and a per-call cost measured under C1 is not C2's. The last TieredStopAtLevel wins, as in the JVM.
+     */
+    static String thisJvm() {
+        List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        String jit = flags.contains("-XX:-TieredCompilation") ? "C2" : "C1 + C2 (tiered)";
+        for (String f : flags) {
+            if (f.startsWith("-XX:TieredStopAtLevel=")) {
+                String level = f.substring(f.indexOf('=') + 1);
+                jit = level.equals("0") ? "none (interpreter)" : level.equals("4") ? "C1 + C2 (tiered)" : "C1 (level " + level + ")";
+            }
+        }
+        return "Java " + java.lang.Runtime.version().feature() + ", JIT " + jit;
+    }
+
     static List<Runtime> find() {
         List<Path> candidates = new ArrayList<>();
         String javaHome = System.getenv("JAVA_HOME");

@@ -7,27 +7,62 @@ import io.symmem.nativ.NativeStream;
 import io.symmem.store.StoreExchange;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 
 /**
- * How the collective benchmarks time a launch: warm-up, a probe of {@value #PROBE} launches that sizes N
- * (the maximum over ranks, so that every rank launches as often), a host barrier that lines the ranks
- * up, then N back-to-back launches on one stream and one synchronize; µs per op is elapsed / N, the
- * maximum over ranks.
+ * How the collective benchmarks time a launch, the way the native NCCL bench (nccl_bench.cpp) does: untimed
+ * warm-up, a probe of {@value #PROBE} launches that sizes the rest from the slowest rank (so every rank launches as
+ * often: a collective pairs the ranks' calls), untimed launches that give the JIT time to compile the call path,
+ * then {@code rounds} rounds, each a host barrier that lines the ranks up and N back-to-back launches on one stream
+ * and one synchronize. A round's µs per op is elapsed / N on the slowest rank (the collective is as fast as its
+ * slowest rank); the fastest round is kept, as the native bench keeps the lower of its two rounds.
  */
 final class LaunchTimer {
-    private static final int PROBE = 5;
+    private static final int PROBE = 10;
     private static final long MIN_LAUNCHES = 10;
 
     /**
      * @param warmup untimed launches first
-     * @param launches launches timed; 0 or less: as many as fill {@code minTimeMs}, from 10 to {@code maxLaunches}
+     * @param warmupMs then more untimed launches, as many as fill this time by the probe (0: none), so that the
+     *     rounds time compiled code, not the interpreter or C1's first tier
+     * @param launches launches per round; 0 or less: as many as fill {@code minTimeMs}, from 10 to {@code maxLaunches}
+     * @param rounds timed rounds; the fastest is kept
      */
-    record Plan(int warmup, long launches, int minTimeMs, long maxLaunches) {
+    record Plan(int warmup, int warmupMs, long launches, int minTimeMs, long maxLaunches, int rounds) {
+        Plan {
+            if (warmup < 0 || warmupMs < 0 || minTimeMs < 1 || maxLaunches < MIN_LAUNCHES || rounds < 1) {
+                throw new IllegalArgumentException("timing plan: warm-up " + warmup + " launches and " + warmupMs
+                        + " ms must be >= 0, min time " + minTimeMs + " ms >= 1, at most " + maxLaunches + " launches >= "
+                        + MIN_LAUNCHES + ", rounds " + rounds + " >= 1");
+            }
+        }
+
+        /** The method in words, for a bench's header and its JSON "timing" field. */
+        String describe() {
+            String perRound = launches > 0 ? launches + " launches" : "N launches (N fills " + minTimeMs
+                    + " ms by a " + PROBE + "-launch probe on the slowest rank, " + MIN_LAUNCHES + ".." + maxLaunches + ")";
+            String jit = warmupMs > 0 ? " + as many as fill " + warmupMs + " ms (JIT)" : "";
+            String best = rounds == 1 ? "1 round" : "best of " + rounds + " rounds";
+            return "warm-up " + warmup + " launches" + jit + "; per round: host barrier, System.nanoTime around " + perRound
+                    + " back-to-back on one stream + synchronize, / N, slowest rank; " + best
+                    + "; host = the same clock before the synchronize, / N (what a call costs the caller)";
+        }
     }
 
-    /** µs per op (the maximum over ranks) and the launches it was measured over. */
-    record Timing(double micros, long launches) {
+    /** µs per op and µs per call on the host (before the synchronize) of the kept round, slowest rank. */
+    record Timing(double micros, double hostMicros, long launches) {
+    }
+
+    /** What timing needs from the ranks of a bench. */
+    interface Ranks {
+        /** Returns once every rank called it. */
+        void lineUp();
+
+        /** Element-wise the largest of every rank's values (collective: every rank calls it). */
+        double[] maxOverRanks(double... values);
     }
 
     private final StoreExchange exchange;
@@ -40,35 +75,84 @@ final class LaunchTimer {
     }
 
     Timing time(SymmetricMemory memory, NativeStream stream, Plan plan, Runnable launch) {
+        Ranks ranks = new Ranks() {
+            @Override
+            public void lineUp() {
+                memory.barrier(1);
+            }
+
+            @Override
+            public double[] maxOverRanks(double... values) {
+                return LaunchTimer.this.maxOverRanks(values);
+            }
+        };
+        return measure(plan, launch, () -> memory.synchronize(stream), ranks, System::nanoTime);
+    }
+
+    /** The method of the class comment, on any clock (tests: a fake one). */
+    static Timing measure(Plan plan, Runnable launch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
         for (int i = 0; i < plan.warmup(); i++) {
             launch.run();
         }
-        memory.synchronize(stream);
+        synchronize.run();
         long n = plan.launches();
-        if (n <= 0) {
-            long t0 = System.nanoTime();
+        if (n <= 0 || plan.warmupMs() > 0) {
+            long t0 = nanoClock.getAsLong();
             for (int i = 0; i < PROBE; i++) {
                 launch.run();
             }
-            memory.synchronize(stream);
-            double probeMicros = (System.nanoTime() - t0) / 1e3 / PROBE;
-            n = Math.max(MIN_LAUNCHES, Math.min(plan.maxLaunches(), (long) (plan.minTimeMs() * 1e3 / Math.max(probeMicros, 0.5))));
-            n = (long) maxOverRanks(n);
+            synchronize.run();
+            // Every rank derives its counts from the same (slowest) probe, so all launch equally often.
+            double probeMicros = Math.max(ranks.maxOverRanks((nanoClock.getAsLong() - t0) / 1e3 / PROBE)[0], 0.5);
+            if (n <= 0) {
+                n = fill(plan.minTimeMs(), probeMicros, MIN_LAUNCHES, plan.maxLaunches());
+            }
+            long jit = plan.warmupMs() > 0 ? fill(plan.warmupMs(), probeMicros, 0, plan.maxLaunches()) : 0;
+            for (long i = 0; i < jit; i++) {
+                launch.run();
+            }
+            synchronize.run();
         }
-        memory.barrier(1);
-        long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            launch.run();
+        Timing best = null;
+        for (int round = 0; round < plan.rounds(); round++) {
+            ranks.lineUp();
+            long t0 = nanoClock.getAsLong();
+            for (long i = 0; i < n; i++) {
+                launch.run();
+            }
+            long t1 = nanoClock.getAsLong();
+            synchronize.run();
+            long t2 = nanoClock.getAsLong();
+            double[] slowest = ranks.maxOverRanks((t2 - t0) / 1e3 / n, (t1 - t0) / 1e3 / n);
+            if (best == null || slowest[0] < best.micros()) {
+                best = new Timing(slowest[0], slowest[1], n);
+            }
         }
-        memory.synchronize(stream);
-        return new Timing(maxOverRanks((System.nanoTime() - t0) / 1e3 / n), n);
+        return best;
     }
 
-    /** The largest of every rank's value (a collective call: every rank of the exchange makes it). */
+    private static long fill(int millis, double probeMicros, long min, long max) {
+        return Math.max(min, Math.min(max, (long) (millis * 1e3 / probeMicros)));
+    }
+
+    /** Element-wise the largest of every rank's values (a collective call: every rank of the exchange makes it). */
+    double[] maxOverRanks(double... values) {
+        String mine = String.join(",", Arrays.stream(values).mapToObj(Double::toString).toList());
+        List<byte[]> all = exchange.allGather(mine.getBytes(StandardCharsets.UTF_8), timeout).await()
+                .atMost(timeout.plusSeconds(5));
+        double[] max = values.clone();
+        for (byte[] b : all) {
+            String[] theirs = new String(b, StandardCharsets.UTF_8).split(",");
+            for (int i = 0; i < max.length; i++) {
+                max[i] = Math.max(max[i], Double.parseDouble(theirs[i]));
+            }
+        }
+        return max;
+    }
+
+    /** The largest of every rank's value (collective). */
     double maxOverRanks(double value) {
-        return exchange.allGather(Double.toString(value).getBytes(StandardCharsets.UTF_8), timeout).await()
-                .atMost(timeout.plusSeconds(5)).stream().mapToDouble(b -> Double.parseDouble(new String(b, StandardCharsets.UTF_8)))
-                .max().orElseThrow();
+        return maxOverRanks(new double[] {value})[0];
     }
 
     /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (the values do not change the timing). */

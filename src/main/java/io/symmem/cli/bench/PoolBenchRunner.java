@@ -32,7 +32,10 @@ final class PoolBenchRunner {
     private final StoreExchange exchange;
     private final Duration timeout;
     private final LaunchTimer timer;
-    /** Ten warm-up launches, then as many as fill --min-time-ms, at most 5000. */
+    /**
+     * Ten warm-up launches, then one round of as many as fill --min-time-ms, at most 5000: one round, as --repeats
+     * already repeats every measurement and the bench reports their median.
+     */
     private final LaunchTimer.Plan plan;
     private final List<String> table = new ArrayList<>();
 
@@ -44,7 +47,7 @@ final class PoolBenchRunner {
         this.exchange = runtime.exchange("bench-pool", rank, runtime.config().worldSize());
         this.timeout = runtime.config().timeout().rendezvous();
         this.timer = new LaunchTimer(exchange, timeout);
-        this.plan = new LaunchTimer.Plan(10, 0, settings.minTimeMs(), 5000);
+        this.plan = new LaunchTimer.Plan(10, 0, 0, settings.minTimeMs(), 5000, 1);
     }
 
     void run() {

@@ -1,0 +1,133 @@
+package io.symmem.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * LaunchTimer's method on a fake device and a fake clock (no GPU, no wall time): a launch advances the clock by what
+ * it would cost, and a second rank's values are scripted.
+ */
+class LaunchTimerTest {
+    /** The calls the first {@code slowLaunches} launches cost {@code slowNs} (interpreted code), then {@code fastNs}. */
+    private static final class FakeDevice {
+        final long slowLaunches;
+        final long slowNs;
+        final long fastNs;
+        final long drainNs;
+        long clock;
+        long launches;
+        int synchronizes;
+
+        FakeDevice(long slowLaunches, long slowNs, long fastNs, long drainNs) {
+            this.slowLaunches = slowLaunches;
+            this.slowNs = slowNs;
+            this.fastNs = fastNs;
+            this.drainNs = drainNs;
+        }
+
+        void launch() {
+            launches++;
+            clock += launches <= slowLaunches ? slowNs : fastNs;
+        }
+
+        void synchronize() {
+            synchronizes++;
+            clock += drainNs;
+        }
+    }
+
+    /** Rank 0 is this process; rank 1's values come from a script, one entry per agreement. */
+    private static final class TwoRanks implements LaunchTimer.Ranks {
+        final Deque<double[]> otherRank;
+        final List<double[]> mine = new ArrayList<>();
+        int lineUps;
+
+        TwoRanks(double[]... otherRank) {
+            this.otherRank = new ArrayDeque<>(List.of(otherRank));
+        }
+
+        @Override
+        public void lineUp() {
+            lineUps++;
+        }
+
+        @Override
+        public double[] maxOverRanks(double... values) {
+            mine.add(values.clone());
+            double[] theirs = otherRank.removeFirst();
+            double[] max = values.clone();
+            for (int i = 0; i < max.length; i++) {
+                max[i] = Math.max(max[i], theirs[i]);
+            }
+            return max;
+        }
+    }
+
+    @Test
+    void theSlowestRanksProbeSizesTheRoundsAndTheFastestRoundIsKept() {
+        // 10 warm-up + 10 probe launches at 20 us; the first round starts interpreted (20 us) and ends compiled (7 us).
+        FakeDevice device = new FakeDevice(1000, 20_000, 7_000, 3_000);
+        TwoRanks ranks = new TwoRanks(new double[] {25.0}, new double[] {9.0, 9.0}, new double[] {7.5, 6.0});
+        LaunchTimer.Plan plan = new LaunchTimer.Plan(10, 0, 0, 100, 20_000, 2);
+
+        LaunchTimer.Timing t = LaunchTimer.measure(plan, device::launch, device::synchronize, ranks, () -> device.clock);
+
+        assertThat(ranks.mine.get(0)[0]).as("this rank's probe: 10 launches at 20 us + a 3 us drain").isCloseTo(20.3, within(1e-9));
+        assertThat(t.launches()).as("100 ms by rank 1's slower 25 us probe").isEqualTo(4000);
+        assertThat(device.launches).isEqualTo(10 + 10 + 2 * 4000);
+        assertThat(ranks.lineUps).as("every round starts lined up").isEqualTo(2);
+        assertThat(ranks.mine.get(1)[0]).as("round 1 on this rank: 980 launches at 20 us, 3020 at 7, the drain")
+                .isCloseTo((980 * 20.0 + 3020 * 7.0 + 3.0) / 4000, within(1e-9));
+        assertThat(t.micros()).as("round 2 is faster; rank 1 was the slower rank in it").isEqualTo(7.5);
+        assertThat(t.hostMicros()).as("host time of round 2, this rank's (before the drain)").isCloseTo(7.0, within(1e-9));
+    }
+
+    @Test
+    void theJitWarmUpFillsItsTimeUntimedEvenWithAFixedLaunchCount() {
+        FakeDevice device = new FakeDevice(0, 0, 25_000, 0);
+        TwoRanks ranks = new TwoRanks(new double[] {25.0}, new double[] {25.0, 25.0});
+        LaunchTimer.Plan plan = new LaunchTimer.Plan(10, 20, 50, 100, 20_000, 1);
+
+        LaunchTimer.Timing t = LaunchTimer.measure(plan, device::launch, device::synchronize, ranks, () -> device.clock);
+
+        assertThat(t.launches()).as("the fixed count").isEqualTo(50);
+        assertThat(device.launches).as("10 warm-up, 10 probe, 20 ms / 25 us = 800 for the JIT, 50 timed")
+                .isEqualTo(10 + 10 + 800 + 50);
+        assertThat(t.micros()).isEqualTo(25.0);
+    }
+
+    @Test
+    void aFixedCountWithoutJitWarmUpNeedsNoProbe() {
+        FakeDevice device = new FakeDevice(0, 0, 5_000, 0);
+        TwoRanks ranks = new TwoRanks(new double[] {5.0, 5.0});
+        LaunchTimer.Timing t = LaunchTimer.measure(new LaunchTimer.Plan(3, 0, 40, 100, 20_000, 1), device::launch,
+                device::synchronize, ranks, () -> device.clock);
+
+        assertThat(device.launches).isEqualTo(3 + 40);
+        assertThat(ranks.mine).as("one agreement: the round's").hasSize(1);
+        assertThat(t.micros()).isEqualTo(5.0);
+    }
+
+    @Test
+    void aPlanThatCannotMeasureIsRefusedNamingItsValues() {
+        assertThatThrownBy(() -> new LaunchTimer.Plan(10, 20, 0, 100, 20_000, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rounds 0 >= 1");
+        assertThatThrownBy(() -> new LaunchTimer.Plan(10, -1, 0, 100, 20_000, 2)).hasMessageContaining("and -1 ms must be >= 0");
+    }
+
+    @Test
+    void theMethodIsDescribedAsMeasured() {
+        assertThat(new LaunchTimer.Plan(10, 20, 0, 100, 20_000, 2).describe())
+                .isEqualTo("warm-up 10 launches + as many as fill 20 ms (JIT); per round: host barrier, System.nanoTime around"
+                        + " N launches (N fills 100 ms by a 10-launch probe on the slowest rank, 10..20000) back-to-back on"
+                        + " one stream + synchronize, / N, slowest rank; best of 2 rounds; host = the same clock before the"
+                        + " synchronize, / N (what a call costs the caller)");
+    }
+}
