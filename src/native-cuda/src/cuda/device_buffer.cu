@@ -195,13 +195,19 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
 // wait for this thread.
 symmem_status DeviceBuffer::finish_own_work() {
   std::lock_guard<std::mutex> lock(order_mu_);
-  if (last_order_ == Order::kRecorded) {
-    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
-  } else if (last_order_ == Order::kLazy) {
+  if (last_order_ == Order::kLazy) {
+    // The end of the last launch is marked under the streams lock (it keeps that stream from
+    // being destroyed meanwhile) and waited for after the lock is released. The lock is the
+    // process's: held across this wait, whose launch may be a barrier or collective spinning on a
+    // peer, it stopped every other thread's copies and first launches, and with them kernels that
+    // this wait's peer was itself waiting for: the ranks' threads stalled each other until a
+    // deadline (test_cuda_copy_lock).
     std::lock_guard<std::mutex> streams(g_streams_mutex);
-    if (last_stream_may_hold_work()) {
+    if (!last_stream_may_hold_work()) {
+      last_order_ = Order::kNone;
+    } else {
       auto last = static_cast<cudaStream_t>(last_launch_stream_);
-      // Synchronizing a capturing stream would end its capture with an error.
+      // Waiting for a capturing stream's work would end its capture with an error.
       bool capturing = false;
       SYMMEM_TRY(stream_capturing(last, &capturing, "waiting for the buffer's work"));
       if (capturing)
@@ -210,9 +216,14 @@ symmem_status DeviceBuffer::finish_own_work() {
                     "copy or free waits for that work, which cannot happen during the capture: end "
                     "the capture first (symmem_graph_capture_end)",
                     last_launch_stream_);
-      SYMMEM_RT(cudaStreamSynchronize(last), "cudaStreamSynchronize (the buffer's last launch)");
+      SYMMEM_TRY(ensure_order_event());
+      SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (the buffer's last launch)");
+      // Marked: the event stands for the last launch from here on, as after a foreign stream.
+      last_order_ = Order::kRecorded;
     }
   }
+  if (last_order_ == Order::kRecorded)
+    SYMMEM_RT(cudaEventSynchronize(last_launch_), "cudaEventSynchronize (the buffer's last launch)");
   if (stream_ != nullptr)
     SYMMEM_RT(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (the buffer's stream)");
   return SYMMEM_OK;

@@ -152,7 +152,8 @@ class DeviceBuffer : public symmem_buffer {
   cudaStream_t stream_ = nullptr;
   // ordered(): the stream of the last launch while views were live, and how its end is marked:
   // kLazy = a stream symmem knows (the event is recorded only when another stream comes),
-  // kRecorded = last_launch_ was recorded right after it (a foreign stream).
+  // kRecorded = last_launch_ was recorded after it (right after, on a foreign stream; or by a copy
+  // that waited for it, finish_own_work).
   enum class Order { kNone, kLazy, kRecorded };
   std::mutex order_mu_;  // the three members below, between launches and copies
   // Whether the last launch's stream (kLazy) can still hold work of this buffer: the legacy
