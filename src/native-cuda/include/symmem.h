@@ -349,7 +349,12 @@ symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
  * ends the capture and instantiates it. symmem_graph_replay(graph, stream) launches it: each replay
  * runs every recorded call again with the arguments of capture (pointers, counts, timeouts) on
  * whatever data the buffers and the out memory hold at that moment, so new input is written before
- * each replay (by work in the graph, or by copies between replays).
+ * each replay (by work in the graph, or by copies between replays). A copy between replays must be
+ * ordered before the replay by the caller: on the replay's stream (cudaMemcpyAsync(..., stream)), or
+ * complete when it returns (symmem_local_copy_in, symmem_buffer_copy_in, or a synchronisation). A
+ * plain cudaMemcpy from pageable host memory is not: it may return before its DMA has landed, on
+ * the legacy stream, which symmem's non-blocking streams do not wait for (the replay then reads part
+ * of the previous input).
  *
  * How replays stay correct: the barrier epochs and the one-shot scratch slot of a cuda buffer are
  * kept in device memory and advanced by the kernels themselves, so a replayed kernel uses the

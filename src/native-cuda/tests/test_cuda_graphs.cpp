@@ -4,7 +4,9 @@
 //     one-shot out of place (pull: 1.2 MB; push: 256 KiB), all-gather and reduce-scatter out of
 //     place, a barrier on a stream, two-shot out of place, one-shot in place (push) and two-shot in
 //     place (1.2 MB), each result copied out inside the graph. It is replayed kReplays times with
-//     new input written before each replay, every result checked exactly; every 10th round an eager
+//     new input written before each replay in one of the two ways ordered before it (cudaMemcpyAsync
+//     on the replay's stream, symmem_local_copy_in), every result checked exactly (a failure says
+//     whether it is one rank's stale input); every 10th round an eager
 //     all-reduce on another stream runs between replays (the kernels' device-kept epochs are shared
 //     by eager and replayed work).
 //  2. What capture refuses, by name, without spoiling the capture: a host wait on the capturing
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cuda_test_util.h"
 
@@ -29,8 +32,11 @@ static const uint64_t kN = 65541;     // floats: 256 KiB, push one-shot; odd on 
 static const uint64_t kM = 4099;      // all-gather / reduce-scatter block
 static const int kTimeoutMs = 20000;
 
+// Each rank's input moves with the replay at its own stride (7 + 2 * rank), so that a sum holding
+// one rank's input of another replay tells which rank's it was (with one stride for all, rank 0's
+// old input plus rank 1's new one equals the converse).
 static float in(int rank, uint64_t i, int round) {
-  return float((i * 13 + rank * 101 + round * 7) % 251) / 16.0f - 8.0f;
+  return float((i * 13 + rank * 101 + uint64_t(round) * (7 + 2 * rank)) % 251) / 16.0f - 8.0f;
 }
 static double sum_in(uint64_t i, int round) {
   double s = 0;
@@ -44,12 +50,41 @@ static std::vector<float> fetch(const float* dev, uint64_t n) {
   return h;
 }
 
+// Which ranks' inputs of another replay (within 3) make `got` at element i: the mark of an input
+// that had not landed (or was overwritten early) when the graph read it, as opposed to a wrong
+// reduction. "" when none does.
+static std::string stale_inputs(float got, uint64_t i, int round) {
+  std::string found;
+  for (int d = -3; d <= 3; ++d) {
+    if (d == 0 || round + d < 0) continue;
+    for (int r = 0; r < kWorld; ++r)
+      if (std::fabs(got - (sum_in(i, round) - in(r, i, round) + in(r, i, round + d))) <= 1e-4)
+        found += (found.empty() ? "" : " or ") + std::string("rank ") + std::to_string(r) +
+                 "'s input of replay " + std::to_string(round + d);
+  }
+  return found;
+}
+
+// Checks every element; a failure names how many are wrong and their range, and whether the first
+// is explained by one rank's stale input (on 2 x H200 a pageable cudaMemcpy of the new input,
+// unordered with the replay's stream, left one rank's input stale from element 262144, the first
+// past 1 MiB, on: both ranks reported that element, -2.75 = one rank's replay-2 input plus the
+// other's replay-1 input, under the earlier in() with one stride for both ranks).
 static void expect_sums(const float* dev, uint64_t n, int round, const char* what) {
   const std::vector<float> got = fetch(dev, n);
+  uint64_t bad = 0, first = 0, last = 0;
   for (uint64_t i = 0; i < n; ++i)
-    if (std::fabs(got[i] - sum_in(i, round)) > 1e-4)
-      TEST_FAIL("%s, replay %d [%llu]: %g, expected %g", what, round, (unsigned long long)i, got[i],
-                sum_in(i, round));
+    if (std::fabs(got[i] - sum_in(i, round)) > 1e-4) {
+      if (bad++ == 0) first = i;
+      last = i;
+    }
+  if (bad == 0) return;
+  const std::string stale = stale_inputs(got[first], first, round);
+  TEST_FAIL("%s, replay %d [%llu]: %g, expected %g (%llu of %llu wrong, in [%llu, %llu])%s%s%s",
+            what, round, (unsigned long long)first, got[first], sum_in(first, round),
+            (unsigned long long)bad, (unsigned long long)n, (unsigned long long)first,
+            (unsigned long long)last, stale.empty() ? "" : "; it is the sum with ", stale.c_str(),
+            stale.empty() ? "" : ": a stale input, not a wrong reduction");
 }
 
 struct Outs {
@@ -120,8 +155,8 @@ static void replays(int rank, symmem_backend* be, symmem_buffer* b) {
   void *s, *other;
   CHECK_OK(symmem_stream_create(be, &s));
   CHECK_OK(symmem_stream_create(be, &other));
-  float* staging = nullptr;
-  CUDA_OK(cudaMalloc(&staging, kBig * 4));
+  float* staging = nullptr;  // local memory: symmem_local_copy_in writes it in odd rounds
+  CHECK_OK(symmem_local_alloc(be, kBig * 4, reinterpret_cast<void**>(&staging)));
   Outs o;
   for (float** p : {&o.big1, &o.n1, &o.ag, &o.rs, &o.n2, &o.n3, &o.big2})
     CUDA_OK(cudaMalloc(p, kBig * 4));
@@ -143,10 +178,23 @@ static void replays(int rank, symmem_backend* be, symmem_buffer* b) {
   CHECK_ERROR_HAS("has no capture begun by symmem_graph_capture_begin");
   CHECK(g != nullptr);
 
+  // New input goes into `staging` by one of the two ways that order it before the replay, in turn.
+  // Not a plain cudaMemcpy: from pageable memory it returns once the data are in the driver's
+  // staging area, before the DMA has landed, and `s` (non-blocking) does not wait for the legacy
+  // stream, so the graph's first copy could read the previous replay's input (2 x H200: the part
+  // past the first MiB, replay 2; both ranks then reduced that rank's stale values).
   std::vector<float> x(kBig);
   for (int round = 0; round < kReplays; ++round) {
     for (uint64_t i = 0; i < kBig; ++i) x[i] = in(rank, i, round);
-    CUDA_OK(cudaMemcpy(staging, x.data(), kBig * 4, cudaMemcpyHostToDevice));
+    if (round % 2 == 0) {
+      // On the replay's stream: stream order puts the copy before the replay (x may be reused at
+      // return: a pageable source is staged before cudaMemcpyAsync returns).
+      CUDA_OK(cudaMemcpyAsync(staging, x.data(), kBig * 4, cudaMemcpyHostToDevice,
+                              static_cast<cudaStream_t>(s)));
+    } else {
+      // symmem's own copy into local memory (the façade's path): complete when it returns.
+      CHECK_OK(symmem_local_copy_in(be, staging, 0, x.data(), kBig * 4));
+    }
     CHECK_OK(symmem_graph_replay(g, s));
     CHECK_OK(symmem_graph_synchronize(g, s));
     check_round(o, rank, round);
@@ -162,7 +210,8 @@ static void replays(int rank, symmem_backend* be, symmem_buffer* b) {
   CHECK_ERROR_HAS("CUDA graph captured with this buffer's work");
   CHECK_OK(symmem_graph_free(g));
   CHECK_OK(symmem_barrier(b, 0, kTimeoutMs));  // no peer reads this rank's buffer any more
-  for (float* p : {o.big1, o.n1, o.ag, o.rs, o.n2, o.n3, o.big2, staging, eager_out}) CUDA_OK(cudaFree(p));
+  for (float* p : {o.big1, o.n1, o.ag, o.rs, o.n2, o.n3, o.big2, eager_out}) CUDA_OK(cudaFree(p));
+  CHECK_OK(symmem_local_free(be, staging));
   CHECK_OK(symmem_stream_destroy(be, s));
   CHECK_OK(symmem_stream_destroy(be, other));
 }
@@ -189,7 +238,8 @@ static void raw_capture(int rank, symmem_buffer* b) {
   std::vector<float> x(kN);
   for (int round = 0; round < 50; ++round) {
     for (uint64_t i = 0; i < kN; ++i) x[i] = in(rank, i, round);
-    CUDA_OK(cudaMemcpy(staging, x.data(), kN * 4, cudaMemcpyHostToDevice));
+    // On fs, before the launch (a plain cudaMemcpy would not be ordered with fs: see replays()).
+    CUDA_OK(cudaMemcpyAsync(staging, x.data(), kN * 4, cudaMemcpyHostToDevice, fs));
     CUDA_OK(cudaGraphLaunch(exec, fs));
     CHECK_OK(symmem_stream_synchronize(b, fs));
     expect_sums(out, kN, round, "one-shot in a capture of the caller's own");
