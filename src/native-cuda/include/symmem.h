@@ -339,6 +339,76 @@ symmem_status symmem_stream_create(symmem_backend* backend, void** out_stream);
 symmem_status symmem_stream_destroy(symmem_backend* backend, void* stream);
 
 
+/* ---- CUDA graphs: capture a sequence of collectives once, replay it many times ------------------
+ * symmem_graph_capture_begin(backend, stream) starts a CUDA stream capture on `stream` (a
+ * cudaStream_t of the backend's device, not NULL: the legacy stream cannot be captured; mode
+ * cudaStreamCaptureModeThreadLocal, so other threads keep issuing their own work). Every symmem
+ * call the capturing thread then issues on `stream` (collectives, barrier/put/wait on stream,
+ * memset32) is recorded, not run, together with any other work the caller puts on the stream
+ * (kernels, cudaMemcpyAsync device to device). symmem_graph_capture_end(backend, stream, &graph)
+ * ends the capture and instantiates it. symmem_graph_replay(graph, stream) launches it: each replay
+ * runs every recorded call again with the arguments of capture (pointers, counts, timeouts) on
+ * whatever data the buffers and the out memory hold at that moment, so new input is written before
+ * each replay (by work in the graph, or by copies between replays). A copy between replays must be
+ * ordered before the replay by the caller: on the replay's stream (cudaMemcpyAsync(..., stream)), or
+ * complete when it returns (symmem_local_copy_in, symmem_buffer_copy_in, or a synchronisation). A
+ * plain cudaMemcpy from pageable host memory is not: it may return before its DMA has landed, on
+ * the legacy stream, which symmem's non-blocking streams do not wait for (the replay then reads part
+ * of the previous input).
+ *
+ * How replays stay correct: the barrier epochs and the one-shot scratch slot of a cuda buffer are
+ * kept in device memory and advanced by the kernels themselves, so a replayed kernel uses the
+ * buffer's next epoch exactly as an eagerly issued one does. Replays and eager calls may therefore
+ * be mixed freely on a buffer, as long as every rank issues the same sequence (a replay counts as
+ * the calls it holds). symmem_graph_replay orders the graph after the previous launch on each of
+ * its buffers, wherever that went (as eager calls are ordered, docs/cuda-backend.md), and the
+ * buffers' next work after the replay. Every device-side wait keeps its deadline inside a graph
+ * (measured on the GPU from the wait's start at each replay): a peer that does not replay ends the
+ * wait, the error is recorded in the buffer's record, and symmem_graph_synchronize (or
+ * symmem_stream_synchronize / symmem_cuda_check of the buffer) reports SYMMEM_ERR_TIMEOUT naming
+ * the call and the peer. After such a timeout the buffer's signal state is undefined: free it.
+ *
+ * Refused while `stream` (or the stream of the buffer's previous launch) is capturing, each with
+ * SYMMEM_ERR_STATE and a message that says what to do: symmem_stream_synchronize of the capturing
+ * stream (a host wait cannot be recorded: replay, then synchronize); symmem_buffer_copy_in/out of a
+ * buffer whose previous launch went to the capturing stream (a copy waits for the buffer's work);
+ * an eager call on another stream for a buffer whose previous launch went to a stream that is
+ * capturing now (its earlier work cannot be waited for until the capture ends); symmem_stream_destroy
+ * of a capturing stream; and, from the capturing thread, symmem_local_alloc and
+ * symmem_local_copy_in/out (they wait for the whole device; copy inside a graph with
+ * cudaMemcpyAsync on the capturing stream). Host-synchronous calls (symmem_barrier,
+ * symmem_put_signal, symmem_wait_signal) run on the buffer's internal stream: they are not captured
+ * and run at once. Within one capture, a buffer's calls stay on one stream. The host backend has no
+ * graphs: SYMMEM_ERR_UNSUPPORTED.
+ *
+ * A capture started with the CUDA runtime directly (cudaStreamBeginCapture, e.g. by
+ * torch.cuda.graph) records symmem's kernels the same way and replays correctly; symmem then does
+ * not know the graph: the caller orders each raw replay (cudaGraphLaunch) after the buffers'
+ * earlier work (same stream, or a synchronisation), synchronises before freeing a buffer the graph
+ * uses, and checks the buffers' records with symmem_stream_synchronize / symmem_cuda_check.
+ */
+typedef struct symmem_graph symmem_graph;
+/* Starts capturing `stream` (SYMMEM_ERR_STATE if it is capturing already). */
+symmem_status symmem_graph_capture_begin(symmem_backend* backend, void* stream);
+/* Ends the capture of `stream` begun by symmem_graph_capture_begin and instantiates the graph. A
+ * capture CUDA invalidated (an operation that cannot be captured was issued on the stream) fails
+ * with SYMMEM_ERR_STATE naming CUDA's error; the capture is over either way. While the graph
+ * exists, symmem_buffer_free of a buffer it uses is refused (SYMMEM_ERR_STATE). */
+symmem_status symmem_graph_capture_end(symmem_backend* backend, void* stream, symmem_graph** out);
+/* Enqueues one replay on `stream` (any stream of the graph's device, not NULL) and returns.
+ * Refused after symmem_abort ("not started: aborted: ..."), and while another thread issues a call
+ * on one of the graph's buffers (SYMMEM_ERR_STATE, as for any call on a buffer). */
+symmem_status symmem_graph_replay(symmem_graph* graph, void* stream);
+/* Waits for `stream`, then reports (and clears) a device-side timeout or abort recorded for any of
+ * the graph's buffers, as symmem_stream_synchronize does for one. */
+symmem_status symmem_graph_synchronize(symmem_graph* graph, void* stream);
+/* How many symmetric buffers (segments) the graph's calls use, and how many nodes it has
+ * (kernels, copies, ...); -1 / 0 with the last error for NULL. */
+int symmem_graph_buffer_count(symmem_graph* graph);
+uint64_t symmem_graph_node_count(symmem_graph* graph);
+/* Frees the graph (a replay still running completes). NULL is a no-op. */
+symmem_status symmem_graph_free(symmem_graph* graph);
+
 /* ---- NVSHMEM -----------------------------------------------------------------------------------
  * NVSHMEM's host library (libnvshmem_host.so.3) is opened at run time from candidate paths the
  * caller gives, never linked. Only its host API is used: initialisation by unique id

@@ -108,6 +108,19 @@ int main() {
                 "count 17");
   CHECK_INVALID(symmem_all_reduce(b, SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_SUM, 1, in_out, nullptr, 0),
                 "timeout_ms 0");
+  // CUDA graphs: the host backend has nothing to capture; bad handles are named.
+  int not_a_stream = 0;
+  CHECK_INVALID(symmem_graph_capture_begin(be, nullptr), "the legacy default stream cannot be captured");
+  CHECK_STATUS(symmem_graph_capture_begin(be, &not_a_stream), SYMMEM_ERR_UNSUPPORTED);
+  CHECK_ERROR_HAS("the host backend has no CUDA graphs");
+  symmem_graph* g = nullptr;
+  CHECK_STATUS(symmem_graph_capture_end(be, &not_a_stream, &g), SYMMEM_ERR_UNSUPPORTED);
+  CHECK(g == nullptr);
+  CHECK_INVALID(symmem_graph_capture_end(be, &not_a_stream, nullptr), "out is NULL");
+  CHECK_INVALID(symmem_graph_replay(nullptr, &not_a_stream), "graph is NULL");
+  CHECK_INVALID(symmem_graph_synchronize(nullptr, &not_a_stream), "graph is NULL");
+  CHECK(symmem_graph_buffer_count(nullptr) == -1);
+  CHECK_OK(symmem_graph_free(nullptr));
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_buffer_free(nullptr));
   CHECK_OK(symmem_backend_close(be));

@@ -65,6 +65,13 @@ symmem_status symmem_buffer_free(symmem_buffer* buffer) {
                 "symmem_buffer_free: %d NCCL window(s) are still registered on this buffer; "
                 "deregister them first (symmem_nccl_window_deregister)",
                 buffer->nccl_windows.load());
+  const int graphs = buffer->graphs.load(std::memory_order_acquire);
+  if (graphs > 0)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_buffer_free: %d CUDA graph%s captured with this buffer's work (or being "
+                "captured) still exist%s; a replay would write freed memory: free the graph%s first "
+                "(symmem_graph_free)",
+                graphs, graphs == 1 ? "" : "s", graphs == 1 ? "s" : "", graphs == 1 ? "" : "s");
   delete buffer;  // unmaps and closes everything it owns
   return SYMMEM_OK;
 }

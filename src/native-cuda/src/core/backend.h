@@ -84,6 +84,11 @@ struct symmem_buffer {
   // under NCCL, so symmem_buffer_free refuses while any remains.
   std::atomic<int> nccl_windows{0};
 
+  // ---- CUDA graphs (core/api_graph.cpp, cuda/graph.cu). Graphs captured with this buffer's work
+  // in them, or being captured: a replay writes the buffer's memory, so symmem_buffer_free refuses
+  // while any remains.
+  std::atomic<int> graphs{0};
+
   // ---- views (core/buffer_view.h). A view borrows this buffer's mappings and signal pads, so the
   // buffer must outlive it: symmem_buffer_free refuses a buffer while live_views > 0.
   std::atomic<int> live_views{0};
@@ -99,6 +104,17 @@ struct symmem_buffer {
   // the same time is refused at once instead of interleaving with it.
   std::atomic<bool> call_busy{false};
   std::atomic<const char*> call_what{nullptr};  // the call inside, for the refusal's message
+};
+
+// A CUDA graph captured by symmem_graph_capture_begin/end (cuda/graph.cu): an instantiated graph
+// and the buffers whose work it holds.
+struct symmem_graph {
+  virtual ~symmem_graph() = default;
+  // Not aborted; stream non-NULL.
+  virtual symmem_status replay(void* stream) = 0;
+  virtual symmem_status synchronize(void* stream) = 0;
+  virtual int buffer_count() const = 0;
+  virtual uint64_t node_count() const = 0;
 };
 
 struct symmem_backend {
@@ -130,6 +146,9 @@ struct symmem_backend {
     return SYMMEM_OK;
   }
   virtual void marker_destroy(void* /*event*/) {}
+  // CUDA graphs (core/api_graph.cpp): stream non-NULL. The default: this backend cannot.
+  virtual symmem_status graph_capture_begin(void* stream);
+  virtual symmem_status graph_capture_end(void* stream, symmem_graph** out);
 
   // Live local allocations (address -> bytes), kept by the core so that copies are range-checked
   // and symmem_backend_close frees what is left.

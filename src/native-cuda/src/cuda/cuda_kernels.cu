@@ -141,15 +141,20 @@ __global__ void wait_signal_kernel(SigArgs a) {
 // Barrier on a channel: an epoch barrier on its own flag array (PadRegion::barrier_flags), not the public 0/1
 // slots: thread t stores the call's epoch into peer t's flag [channel][rank] (release), then waits
 // until its own flag [channel][t] has reached it (acquire). No round trip to the peer, and a peer
-// already at a later barrier satisfies the wait too. Epochs are counted by the host per channel.
+// already at a later barrier satisfies the wait too. Epochs are counted per channel on the device.
 __global__ void barrier_kernel(SigArgs a) {
   pdl_enter();
   const int t = threadIdx.x;
+  // The channel's epoch is kept in device memory (a graph replay reads the current one): every
+  // thread reads it before thread 0 advances it.
+  const uint32_t epoch = __ldcg(a.epochs + a.channel) + 1;
+  __syncthreads();
+  if (t == 0) a.epochs[a.channel] = epoch;
   if (t >= a.world || t == a.rank) return;
-  st_release_sys(&reinterpret_cast<PadRegion*>(a.pads[t])->barrier_flags[a.channel][a.rank], a.epoch);
+  st_release_sys(&reinterpret_cast<PadRegion*>(a.pads[t])->barrier_flags[a.channel][a.rank], epoch);
   const uint32_t* mine = &reinterpret_cast<const PadRegion*>(a.pads[a.rank])->barrier_flags[a.channel][t];
   Waiter w;
-  while (static_cast<int32_t>(ld_acquire_sys(mine) - a.epoch) < 0)
+  while (static_cast<int32_t>(ld_acquire_sys(mine) - epoch) < 0)
     if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
       record(w.why, a.claim, a.err, kOpBarrier, a.channel, t, 0, a.timeout_ms);
       return;
@@ -165,14 +170,36 @@ __global__ void memset32_kernel(uint32_t* p, uint32_t v, uint64_t n) {
 
 // ---- collective barrier: per-block epochs -------------------------------------------------------
 // Block b of rank r announces epoch e to every peer p by storing e (release) into p's flag
-// [b][r], then waits until its own flag [b][p] has reached e (acquire). The host counts epochs per
-// buffer (every call advances them by 3, the most barriers a kernel has), and every rank makes the
-// same calls, so all agree. Epochs only grow, so a peer that is already one collective ahead has
-// stored a later epoch, which also satisfies the wait: back-to-back launches need no reset, and a
-// block index that a smaller launch left out simply catches up. Every rank launches the same grid
-// for the same call.
+// [b][r], then waits until its own flag [b][p] has reached e (acquire). The epochs are counted in
+// the own pad region on the device (enter_epoch, advance_epochs: every call advances them by 3, the
+// most barriers a kernel has), and every rank makes the same calls, so all agree, also when a call
+// is a kernel replayed from a CUDA graph, whose arguments were fixed at capture. Epochs only grow,
+// so a peer that is already one collective ahead has stored a later epoch, which also satisfies the
+// wait: back-to-back launches need no reset. Every rank launches the same grid for the same call.
+// Starts a collective kernel: waits for the previous grid (PDL), then reads this call's epoch from
+// the block's own word; the next grid reads it only after this one has completed (stream order, or
+// griddepcontrol.wait). No barrier follows the read, so the compiler may overlap it with the
+// kernel's first data loads; the word is advanced by the first coll_barrier, after its opening
+// __syncthreads, when every thread of the block has read it.
+__device__ __forceinline__ uint32_t enter_epoch(const CollArgs& a) {
+  pdl_enter();
+  return __ldcg(a.epochs + blockIdx.x);
+}
+
+// The next call's epoch into this block's word. Block 0 also advances the words of the blocks this
+// grid does not launch, so that every word stays equal to every other (one epoch per call, hence
+// one push slot for all blocks) and a block index a smaller grid left out is never behind.
+__device__ __forceinline__ void advance_epochs(const CollArgs& a, uint32_t next) {
+  if (threadIdx.x == 0) a.epochs[blockIdx.x] = next;
+  if (blockIdx.x == 0)
+    for (unsigned b = gridDim.x + threadIdx.x; b < unsigned(kMaxBlocks); b += blockDim.x) a.epochs[b] = next;
+}
+
+// Every kernel's first barrier is index 1 (e = epoch + 1): it also advances the epoch words, before
+// it waits, so that a barrier that times out leaves them as equal as a completed one.
 __device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int index, int total) {
   __syncthreads();
+  if (index == 1) advance_epochs(a, e + 2);
   bool ok = true;
   const int t = threadIdx.x;
   if (t < a.world && t != a.rank) {
@@ -287,8 +314,7 @@ constexpr int KREG = 4;
 
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t count, T* out) {
-  pdl_enter();
-  const uint32_t e = a.epoch;
+  const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
   T* own = reinterpret_cast<T*>(a.data[a.rank]);
@@ -333,16 +359,16 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
 // block's writes) and, once every peer's signal for this block has arrived, reduces from its own
 // scratch (local memory) and its own input. One wait instead of two barriers and a remote read:
 // no peer ever reads this rank's data, so neither "inputs ready" nor "peers done reading" is
-// needed. Scratch slots alternate with the call (slot = epoch & 1: the host advances the epoch by
-// 3, an odd number, per collective, also across the 2^32 wrap): a peer writes the slot of call n+2
+// needed. Scratch slots alternate with the call (slot = epoch & 1: every collective advances the epoch
+// by 3, an odd number, also across the 2^32 wrap): a peer writes the slot of call n+2
 // only after passing a barrier of call n+1 with this rank, which this rank enters only after call
-// n has completed. Every item is pushed and reduced by the same thread, so in place is safe.
+// n has completed. Every item is pushed and reduced by the same thread, so in place is safe. (All
+// blocks of a call see the same epoch, hence the same slot: enter_epoch keeps every block's word equal.)
 // `sdelta`: scratch base minus data base (the same on every rank); `cap`: bytes per [slot][rank].
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t count, T* out,
                                                             int64_t sdelta, uint64_t cap) {
-  pdl_enter();
-  const uint32_t e = a.epoch;
+  const uint32_t e = enter_epoch(a);
   const uint64_t slot = e & 1u;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
   T* own = reinterpret_cast<T*>(a.data[a.rank]);
@@ -404,8 +430,7 @@ __device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t count, T* out,
                                                        int unroll2) {
-  pdl_enter();
-  const uint32_t e = a.epoch;
+  const uint32_t e = enter_epoch(a);
   constexpr int kBarriers = IN_PLACE ? 2 : 3;
   if (!coll_barrier(a, e + 1, 1, kBarriers)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
@@ -472,8 +497,7 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
 // Units of N elements when every block is 16-byte aligned, else single elements.
 template <class T, int N, bool IN_PLACE>
 __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t count, T* out) {
-  pdl_enter();
-  const uint32_t e = a.epoch;
+  const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // the launcher guarantees count % N == 0
   for (int k = 0; k < a.world; ++k) {
@@ -499,8 +523,7 @@ __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t co
 // own block r, which no peer reads).
 template <class T, int N, int OP>
 __global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_t count, T* out) {
-  pdl_enter();
-  const uint32_t e = a.epoch;
+  const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // count % N == 0 (launcher)
   const uint64_t base = a.rank * count;

@@ -14,7 +14,7 @@
 #include "core/abort.h"
 #include "core/status.h"
 #include "core/tunables.h"
-#include "core/tunables.h"
+#include "cuda/graph.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -171,6 +171,9 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   // Signal pads, flags, epochs and claim start at zero; then the header.
   void* pad = reinterpret_cast<void*>(local_);
   SYMMEM_RT(cudaMemsetAsync(pad, 0, kHeaderOff, stream_), "cudaMemsetAsync(signal pad)");
+  SYMMEM_RT(cudaMemsetAsync(static_cast<char*>(pad) + kEpochsOff, 0, sizeof(PadRegion) - kEpochsOff,
+                            stream_),
+            "cudaMemsetAsync(epochs)");
   Header h;
   std::memset(&h, 0, sizeof h);
   h.magic = kMagic;
@@ -203,9 +206,18 @@ symmem_status DeviceBuffer::finish_own_work() {
     if (!last_stream_may_hold_work()) {
       last_order_ = Order::kNone;
     } else {
+      auto last = static_cast<cudaStream_t>(last_launch_stream_);
+      // Waiting for a capturing stream's work would end its capture with an error.
+      bool capturing = false;
+      SYMMEM_TRY(stream_capturing(last, &capturing, "waiting for the buffer's work"));
+      if (capturing)
+        return fail(SYMMEM_ERR_STATE,
+                    "the buffer's work went to stream %p, which is capturing a CUDA graph now; a "
+                    "copy or free waits for that work, which cannot happen during the capture: end "
+                    "the capture first (symmem_graph_capture_end)",
+                    last_launch_stream_);
       SYMMEM_TRY(ensure_order_event());
-      SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(last_launch_stream_)),
-                "cudaEventRecord (the buffer's last launch)");
+      SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (the buffer's last launch)");
       // Marked: the event stands for the last launch from here on, as after a foreign stream.
       last_order_ = Order::kRecorded;
     }
@@ -292,7 +304,10 @@ bool DeviceBuffer::overlaps(const void* p, size_t n) const {
 // thread waits for this one.
 symmem_status DeviceBuffer::copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) {
   SYMMEM_TRY(set_device());
-  SYMMEM_TRY(finish_own_work());
+  if (const symmem_status st = finish_own_work(); st != SYMMEM_OK) {
+    prefix_error("symmem_buffer_copy_in: ");
+    return st;
+  }
   SYMMEM_RT(cudaMemcpyAsync(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
                             cudaMemcpyHostToDevice, stream_),
             "symmem_buffer_copy_in: cudaMemcpyAsync(rank %d, offset %llu, %llu bytes)", r,
@@ -303,7 +318,10 @@ symmem_status DeviceBuffer::copy_in(int r, uint64_t offset, const void* src, uin
 
 symmem_status DeviceBuffer::copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) {
   SYMMEM_TRY(set_device());
-  SYMMEM_TRY(finish_own_work());
+  if (const symmem_status st = finish_own_work(); st != SYMMEM_OK) {
+    prefix_error("symmem_buffer_copy_out: ");
+    return st;
+  }
   SYMMEM_TRY(check());  // a device-side timeout of earlier work: the data is not a result
   SYMMEM_RT(cudaMemcpyAsync(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset),
                             bytes, cudaMemcpyDeviceToHost, stream_),
@@ -328,7 +346,7 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   a.world = world_;
   a.peer = peer;
   a.channel = channel;
-  a.epoch = 0;
+  a.epochs = reinterpret_cast<uint32_t*>(local_ + kBarEpochsOff);
   a.timeout_ms = static_cast<uint32_t>(timeout_ms);
   a.timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
   return a;
@@ -349,26 +367,56 @@ bool DeviceBuffer::stream_known(void* s) const {
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   std::lock_guard<std::mutex> order(order_mu_);  // copies read the order too (finish_own_work)
-  auto stream = static_cast<cudaStream_t>(s);
-  if (last_order_ != Order::kNone && s != last_launch_stream_) {
-    if (last_order_ == Order::kRecorded) {
-      SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
-                "cudaStreamWaitEvent (ordering the buffer's work across streams)");
-    } else {
-      // The last launch went to a stream symmem knows: mark its end only now that another stream
-      // comes (launches on one stream need no event).
-      std::lock_guard<std::mutex> lock(g_streams_mutex);
-      if (last_stream_may_hold_work()) {
-        SYMMEM_TRY(ensure_order_event());
-        SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(last_launch_stream_)),
-                  "cudaEventRecord (buffer order)");
-        SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
-                  "cudaStreamWaitEvent (ordering the buffer's work across streams)");
-      }
-    }
+  if (s == last_launch_stream_ && last_order_ == Order::kLazy) {
+    // The hot path: the same stream as the previous launch, one symmem knows; stream order holds,
+    // and nothing but the launch reaches CUDA. When that stream is capturing, the launch is
+    // recorded and the order (which names this stream already) stays as it is.
+    SYMMEM_TRY(launch());
+    if (captures_open()) note_captured(s, this);
+    return SYMMEM_OK;
   }
-  const bool same_known_stream = s == last_launch_stream_ && last_order_ == Order::kLazy;
+  bool capturing = false;
+  SYMMEM_TRY(order_before(s, &capturing));
   SYMMEM_TRY(launch());
+  if (capturing) {
+    note_captured(s, this);
+    return SYMMEM_OK;
+  }
+  return order_after(s);
+}
+
+symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
+  SYMMEM_TRY(stream_capturing(s, capturing, "ordering the buffer's work"));
+  if (*capturing || last_order_ == Order::kNone || s == last_launch_stream_) return SYMMEM_OK;
+  auto stream = static_cast<cudaStream_t>(s);
+  if (last_order_ == Order::kRecorded) {
+    // Recorded only on streams that were not capturing: an event of eager work.
+    SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
+              "cudaStreamWaitEvent (ordering the buffer's work across streams)");
+    return SYMMEM_OK;
+  }
+  // The last launch went to a stream symmem knows: mark its end only now that another stream
+  // comes (launches on one stream need no event).
+  std::lock_guard<std::mutex> lock(g_streams_mutex);
+  if (!last_stream_may_hold_work()) return SYMMEM_OK;
+  auto last = static_cast<cudaStream_t>(last_launch_stream_);
+  bool last_capturing = false;
+  SYMMEM_TRY(stream_capturing(last, &last_capturing, "ordering the buffer's work"));
+  if (last_capturing)
+    return fail(SYMMEM_ERR_STATE,
+                "the buffer's previous launch went to stream %p, which is capturing a CUDA graph "
+                "now: its earlier work cannot be waited for from stream %p until the capture ends; "
+                "end the capture first, or issue this call on the capturing stream",
+                last_launch_stream_, s);
+  SYMMEM_TRY(ensure_order_event());
+  SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (buffer order)");
+  SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
+            "cudaStreamWaitEvent (ordering the buffer's work across streams)");
+  return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::order_after(void* s) {
+  const bool same_known_stream = s == last_launch_stream_ && last_order_ == Order::kLazy;
   last_launch_stream_ = s;
   if (same_known_stream) return SYMMEM_OK;
   if (stream_known(s)) {
@@ -377,9 +425,22 @@ symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   }
   // A stream symmem did not make may be destroyed without symmem knowing: record now.
   SYMMEM_TRY(ensure_order_event());
-  SYMMEM_RT(cudaEventRecord(last_launch_, stream), "cudaEventRecord (buffer order)");
+  SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(s)),
+            "cudaEventRecord (buffer order)");
   last_order_ = Order::kRecorded;
   return SYMMEM_OK;
+}
+
+symmem_status DeviceBuffer::replay_before(void* s, bool* capturing) {
+  SYMMEM_TRY(set_device());
+  std::lock_guard<std::mutex> order(order_mu_);
+  return order_before(s, capturing);
+}
+
+symmem_status DeviceBuffer::replay_after(void* s, bool capturing) {
+  if (capturing) return SYMMEM_OK;
+  std::lock_guard<std::mutex> order(order_mu_);
+  return order_after(s);
 }
 
 symmem_status DeviceBuffer::ensure_order_event() {
@@ -399,8 +460,7 @@ symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, 
     a->data[r] = reinterpret_cast<char*>(b + pad_region_ + at);
     a->flags[r] = reinterpret_cast<uint32_t*>(b + kFlagsOff);
   }
-  a->epoch = coll_epoch_;
-  coll_epoch_ += 3;  // the most barriers any collective kernel has
+  a->epochs = reinterpret_cast<uint32_t*>(local_ + kEpochsOff);
   a->claim = reinterpret_cast<uint32_t*>(local_ + kClaimOff);
   a->err = err_dev_;
   a->abort = abort_dev_;
@@ -432,8 +492,7 @@ symmem_status DeviceBuffer::wait_signal_on_stream(int peer, int channel, void* s
 symmem_status DeviceBuffer::barrier_on_stream(int channel, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
   if (world_ == 1) return SYMMEM_OK;
-  SigArgs a = sig_args(-1, channel, timeout_ms);
-  a.epoch = ++bar_epoch_[channel];
+  const SigArgs a = sig_args(-1, channel, timeout_ms);
   return ordered(s, [&]() -> symmem_status {
     SYMMEM_RT(launch_barrier(a, static_cast<cudaStream_t>(s)), "barrier(channel %d): kernel launch",
               channel);
@@ -461,6 +520,13 @@ symmem_status DeviceBuffer::write_value32(int r, uint64_t offset, uint32_t value
 
 symmem_status DeviceBuffer::synchronize(void* s) {
   SYMMEM_TRY(set_device());
+  bool capturing = false;
+  SYMMEM_TRY(stream_capturing(s, &capturing, "symmem_stream_synchronize"));
+  if (capturing)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_stream_synchronize: stream %p is capturing a CUDA graph; a host wait cannot "
+                "be captured: end the capture, replay the graph, then synchronize",
+                s);
   SYMMEM_RT(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize");
   return check();
 }
@@ -588,6 +654,7 @@ DeviceBackend::DeviceBackend(const char* name, int device, int count, const char
 }
 
 symmem_status DeviceBackend::local_alloc(uint64_t bytes, void** out) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_alloc"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   void* p = nullptr;
   SYMMEM_RT(cudaMalloc(&p, bytes), "symmem_local_alloc: cudaMalloc(%llu bytes) on device %d",
@@ -610,6 +677,7 @@ void DeviceBackend::local_free(void* p) {
 }
 
 symmem_status DeviceBackend::local_copy_in(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_copy_in"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_in: cudaDeviceSynchronize");
   SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
@@ -619,6 +687,7 @@ symmem_status DeviceBackend::local_copy_in(void* dst, const void* src, uint64_t 
 }
 
 symmem_status DeviceBackend::local_copy_out(void* dst, const void* src, uint64_t bytes) {
+  SYMMEM_TRY(refuse_device_wait_in_capture("symmem_local_copy_out"));
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
   SYMMEM_RT(cudaDeviceSynchronize(), "symmem_local_copy_out: cudaDeviceSynchronize");
   SYMMEM_RT(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
@@ -641,6 +710,13 @@ symmem_status DeviceBackend::stream_create(void** out) {
 
 symmem_status DeviceBackend::stream_destroy(void* stream) {
   SYMMEM_RT(cudaSetDevice(info_.device), "cudaSetDevice(%d)", info_.device);
+  bool capturing = false;
+  SYMMEM_TRY(stream_capturing(stream, &capturing, "symmem_stream_destroy"));
+  if (capturing)
+    return fail(SYMMEM_ERR_STATE,
+                "symmem_stream_destroy: stream %p is capturing a CUDA graph; end the capture first "
+                "(symmem_graph_capture_end)",
+                stream);
   auto s = static_cast<cudaStream_t>(stream);
   cudaError_t e = cudaStreamSynchronize(s);
   {

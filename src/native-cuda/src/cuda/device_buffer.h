@@ -69,6 +69,12 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
   symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override;
   symmem_status device_uuid(int r, uint8_t out[16]) override;
+  // A graph replay (cuda/graph.cu) is one launch on stream s for every buffer it uses: before it,
+  // s waits for the buffer's previous launch as ordered() makes any launch wait; after it, the
+  // buffer's next work waits for the replay. *capturing: s is capturing (nothing is ordered then).
+  symmem_status replay_before(void* s, bool* capturing);
+  symmem_status replay_after(void* s, bool capturing);
+  int device() const { return device_; }
   symmem_status own_allocation(void** base, uint64_t* bytes, uint64_t* data_offset) override {
     *base = reinterpret_cast<void*>(local_);
     *bytes = total_;
@@ -128,8 +134,14 @@ class DeviceBuffer : public symmem_buffer {
   // so a one-shot on one stream and a two-shot on another can never wait for each other across
   // ranks, and blocks of one segment (views) never run their pad work concurrently. On the stream
   // of the previous launch nothing is added (stream order already holds).
+  // A stream capture forbids every event that crosses its boundary, so on a capturing stream s
+  // the launch is only recorded (its replays are ordered by symmem_graph_replay, or by the caller
+  // for a capture of their own), and the buffer's order keeps describing its eager work.
   template <class Launch>
   symmem_status ordered(void* s, Launch&& launch);
+  // The two halves of ordered() around a launch, under order_mu_.
+  symmem_status order_before(void* s, bool* capturing);
+  symmem_status order_after(void* s);
 
   std::vector<std::array<uint8_t, 16>> peer_uuid_;
   uint8_t uuid_[16] = {};
@@ -138,9 +150,6 @@ class DeviceBuffer : public symmem_buffer {
   ErrorRecord* err_dev_ = nullptr;
   const uint32_t* abort_dev_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  // Epochs, counted on the host: every rank enqueues the same sequence of calls on a buffer.
-  uint32_t coll_epoch_ = 0;
-  uint32_t bar_epoch_[SYMMEM_SIGNAL_CHANNELS] = {};
   // ordered(): the stream of the last launch while views were live, and how its end is marked:
   // kLazy = a stream symmem knows (the event is recorded only when another stream comes),
   // kRecorded = last_launch_ was recorded after it (right after, on a foreign stream; or by a copy
@@ -185,6 +194,9 @@ class DeviceBackend : public symmem_backend {
   symmem_status marker_record(void* stream, void** out_event) override;
   symmem_status marker_query(void* event, int* passed) override;
   void marker_destroy(void* event) override;
+  // CUDA graphs (cuda/graph.cu).
+  symmem_status graph_capture_begin(void* stream) override;
+  symmem_status graph_capture_end(void* stream, symmem_graph** out) override;
 
  protected:
   symmem_backend_info info_;

@@ -19,7 +19,8 @@ constexpr int kMaxBlocks = 512;    // most blocks any collective launches
 constexpr int kMaxCollWorld = 8;   // collectives: world 2..8 (signals/barrier: up to MAX_WORLD)
 
 constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
-constexpr uint32_t kLayoutVersion = 1;
+// 2: the epochs live in the pad region (kEpochsOff), advanced by the kernels themselves.
+constexpr uint32_t kLayoutVersion = 2;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -49,6 +50,14 @@ struct PadRegion {
   // Barrier epochs (symmem_barrier / barrier_on_stream), [channel][arriving rank], written by peers.
   uint32_t barrier_flags[SYMMEM_SIGNAL_CHANNELS][SYMMEM_MAX_WORLD];
   Header header;  // written at alloc, read by peers at import
+  // Local only: the epochs this rank's kernels use next, kept in device memory and advanced by the
+  // kernels themselves, so that a kernel replayed from a CUDA graph reads the current epoch instead
+  // of the one its arguments held at capture. One word per collective block (each block reads and
+  // advances its own, so no block overwrites a word another block of the same grid has yet to
+  // read; block 0 also advances the words of the blocks a grid leaves out, so all stay equal), and
+  // one per barrier channel.
+  alignas(256) uint32_t coll_epochs[kMaxBlocks];
+  uint32_t barrier_epochs[SYMMEM_SIGNAL_CHANNELS];
 };
 
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
@@ -56,6 +65,8 @@ constexpr uint64_t kPadTableOff = offsetof(PadRegion, pad_table);
 constexpr uint64_t kClaimOff = offsetof(PadRegion, claim);
 constexpr uint64_t kBarFlagsOff = offsetof(PadRegion, barrier_flags);
 constexpr uint64_t kHeaderOff = offsetof(PadRegion, header);
+constexpr uint64_t kEpochsOff = offsetof(PadRegion, coll_epochs);
+constexpr uint64_t kBarEpochsOff = offsetof(PadRegion, barrier_epochs);
 constexpr uint64_t kScratchOff = 64 * 1024;
 
 static_assert(std::is_standard_layout_v<PadRegion>, "offsetof needs a standard-layout struct");
@@ -63,7 +74,9 @@ static_assert(offsetof(PadRegion, signals) == 0, "symmem_signal_pad returns the 
 static_assert(sizeof(PadRegion::signals) == uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4,
               "the public pad is SYMMEM_SIGNAL_CHANNELS x SYMMEM_MAX_WORLD uint32 (symmem.h)");
 static_assert(kFlagsOff == 8192 && kClaimOff == 26624 && kBarFlagsOff == 26880 && kHeaderOff == 35072,
-              "layout version 1 places; moving a member means a new kLayoutVersion");
+              "layout places peers rely on; moving a member means a new kLayoutVersion");
+static_assert(kEpochsOff > kHeaderOff && kBarEpochsOff == kEpochsOff + kMaxBlocks * 4,
+              "the device-kept epochs follow the header (local only: zeroed at alloc)");
 static_assert(kPadTableOff % 8 == 0, "the pad table holds device pointers");
 static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
 static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
@@ -95,11 +108,11 @@ struct ErrorRecord {
 // Signals and the public barrier (one block, one thread per peer).
 struct SigArgs {
   uint32_t* const* pads;  // device array: rank r's public pad, r < world
+  uint32_t* epochs;       // own barrier epochs (PadRegion::barrier_epochs), advanced on the device
   uint32_t* claim;
   ErrorRecord* err;       // device alias of the host-mapped record
   const uint32_t* abort;  // device alias of the process's pinned abort word
   int rank, world, peer, channel;
-  uint32_t epoch;         // barrier: the epoch this barrier announces and waits for
   uint32_t timeout_ms;
   uint64_t timeout_ns;
 };
@@ -108,7 +121,8 @@ struct SigArgs {
 struct CollArgs {
   char* data[kMaxCollWorld];       // rank r's data
   uint32_t* flags[kMaxCollWorld];  // rank r's collective flags
-  uint32_t epoch;                  // host-kept: barrier k of this call uses epoch + k
+  uint32_t* epochs;                 // own per-block epochs (PadRegion::coll_epochs): block b's
+                                   // barrier k uses epochs[b] + k, and the block advances it by 3
   uint32_t* claim;                 // own
   ErrorRecord* err;
   const uint32_t* abort;           // device alias of the process's pinned abort word

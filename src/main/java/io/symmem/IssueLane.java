@@ -15,11 +15,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * their collectives are one sequence too. Two threads could issue them in a different order on each
  * rank without ever overlapping in time, which would pair one block's barrier with another's; so a
  * pool's collectives belong to the first thread that issues one, and any other thread is refused.
+ * <p>
+ * A lane can be "in a graph" on one thread ({@link #inGraph}): while a CUDA graph of its calls is
+ * captured (device backends) or a recorded graph is replayed (host backend). The lane is held for
+ * the whole time, its own calls from that thread go straight through (recorded on the GPU, not
+ * waited for), and any other lane's calls from that thread are refused: a graph records the calls of
+ * one stream.
  */
 final class IssueLane implements AutoCloseable {
     private final String what;
     private final boolean oneThread;
     private final NativeStream stream;
+    private static final ThreadLocal<IssueLane> IN_GRAPH = new ThreadLocal<>();
     private final AtomicReference<Thread> inside = new AtomicReference<>();
     private volatile String insideOperation;
     private volatile Thread owner;
@@ -36,8 +43,80 @@ final class IssueLane implements AutoCloseable {
         return stream;
     }
 
+    /** What messages call this lane's buffer or pool. */
+    String what() {
+        return what;
+    }
+
     /** Runs {@code call} as {@code operation} on this lane, or refuses it at once (see the class comment). */
     void issue(String group, String operation, Runnable call) {
+        IssueLane graph = IN_GRAPH.get();
+        if (graph == this) {
+            call.run();  // inside this lane's graph: inGraph holds the lane
+            return;
+        }
+        if (graph != null) {
+            throw new IllegalStateException(operation + " on group '" + group + "' inside a graph of " + graph.what
+                    + ": a graph records the calls of one buffer (or of one pool's blocks), on its stream; capture this"
+                    + " call in a graph of its own buffer");
+        }
+        enter(group, operation);
+        try {
+            call.run();
+        } finally {
+            leave();
+        }
+    }
+
+    /**
+     * Runs {@code body} with this lane in a graph on this thread (see the class comment), holding the lane
+     * as one call named {@code operation}. Graphs do not nest.
+     */
+    void inGraph(String group, String operation, Runnable body) {
+        IssueLane graph = IN_GRAPH.get();
+        if (graph != null) {
+            throw new IllegalStateException(operation + " on group '" + group + "' inside a graph of " + graph.what
+                    + ": graphs do not nest; end that capture first");
+        }
+        enter(group, operation);
+        IN_GRAPH.set(this);
+        try {
+            body.run();
+        } finally {
+            IN_GRAPH.remove();
+            leave();
+        }
+    }
+
+    /**
+     * Refuses a group call that is not a collective on a buffer (allocation, a store barrier) while this
+     * thread is inside a graph: it would run once at capture on the GPU, or at every replay on the host.
+     */
+    static void refuseInGraph(String group, String operation) {
+        IssueLane graph = IN_GRAPH.get();
+        if (graph != null) {
+            throw new IllegalStateException(operation + " on group '" + group + "' inside a graph of " + graph.what
+                    + ": only collectives on the graph's buffer are captured; call it before the capture or"
+                    + " between replays");
+        }
+    }
+
+    /** True while this thread captures (or, on the host, replays) a graph of this lane. */
+    boolean inGraphOnThisThread() {
+        return IN_GRAPH.get() == this;
+    }
+
+    /**
+     * Waits until the lane's work so far has completed and reports device-side timeouts, except inside
+     * this lane's graph, where the calls are recorded (GPU) or have run already (host).
+     */
+    void awaitResult(SymmetricMemory memory) {
+        if (!inGraphOnThisThread()) {
+            memory.synchronize(stream);
+        }
+    }
+
+    private void enter(String group, String operation) {
         Thread me = Thread.currentThread();
         if (oneThread) {
             Thread first = owner;
@@ -66,12 +145,11 @@ final class IssueLane implements AutoCloseable {
                     + " at a time, or give each thread a buffer of its own");
         }
         insideOperation = operation;
-        try {
-            call.run();
-        } finally {
-            insideOperation = null;
-            inside.set(null);
-        }
+    }
+
+    private void leave() {
+        insideOperation = null;
+        inside.set(null);
     }
 
     @Override

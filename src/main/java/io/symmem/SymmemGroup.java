@@ -103,6 +103,7 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public SymmetricBuffer allocate(DType dtype, long count) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "allocate");
         Objects.requireNonNull(dtype, "dtype must not be null");
         long bytes = SymmetricBuffer.bytesOf(name, dtype, count);
         // Paired across ranks by order: a second thread allocating at the same time would make the
@@ -130,6 +131,7 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public SymmetricBuffer allocate(String bufferName, DType dtype, long count) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "allocate");
         Objects.requireNonNull(bufferName, "bufferName must not be null");
         Objects.requireNonNull(dtype, "dtype must not be null");
         if (bufferName.isEmpty() || bufferName.contains("/")) {
@@ -170,6 +172,7 @@ public final class SymmemGroup implements AutoCloseable {
     /** A pool of this group's symmetric memory with explicit options. */
     public synchronized BufferPool pool(PoolOptions options) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "pool");
         Objects.requireNonNull(options, "options must not be null");
         return track(new BufferPool(this, new SymmetricMemPool(member.allocator(), exchange, options), this::forget));
     }
@@ -187,7 +190,7 @@ public final class SymmemGroup implements AutoCloseable {
         lane.issue(name, "allReduce", () -> {
             AllReduce.run(memory, algorithm, buffer.dtype(), op, buffer.count(), null, lane.stream(),
                     config().timeout().collective());
-            memory.synchronize(lane.stream());
+            lane.awaitResult(memory);
         });
     }
 
@@ -206,7 +209,7 @@ public final class SymmemGroup implements AutoCloseable {
         IssueLane lane = buffer.lane();
         lane.issue(name, "allGather", () -> {
             AllGather.run(memory, buffer.dtype(), blocks, null, lane.stream(), config().timeout().collective());
-            memory.synchronize(lane.stream());
+            lane.awaitResult(memory);
         });
     }
 
@@ -221,13 +224,46 @@ public final class SymmemGroup implements AutoCloseable {
         IssueLane lane = buffer.lane();
         lane.issue(name, "reduceScatter", () -> {
             ReduceScatter.run(memory, buffer.dtype(), op, blocks, null, lane.stream(), config().timeout().collective());
-            memory.synchronize(lane.stream());
+            lane.awaitResult(memory);
         });
+    }
+
+    /**
+     * Captures the collectives {@code body} issues on {@code buffer} (or, for a pool block, on any block of
+     * its pool) into a graph to replay: the way inference servers run small all-reduces. Collective like
+     * the calls it holds: every rank captures the same calls and replays the graph as often, in the same
+     * order with the buffer's other collectives.
+     *
+     * <pre>{@code
+     * try (CapturedGraph g = group.capture(buffer, () -> group.allReduce(buffer, ReduceOp.SUM, Algorithm.ONE_SHOT))) {
+     *     for (float[] step : steps) {
+     *         buffer.write(step);
+     *         g.replay();          // runs the captured all-reduce on the new input, returns when it is done
+     *         buffer.read(step);
+     *     }
+     * }
+     * }</pre>
+     *
+     * Inside {@code body} the calls are recorded, not run (device backends: a CUDA graph; the host backend
+     * records {@code body} itself and runs it at each replay), so {@code body} must not read or write the
+     * buffer (refused), nor issue collectives on a buffer of another lane (refused: one graph, one stream).
+     * Device-side deadlines hold inside the graph: a rank that does not replay makes the others' replay
+     * fail with the collective deadline error naming it.
+     */
+    public CapturedGraph capture(SymmetricBuffer buffer, Runnable body) {
+        SymmetricMemory memory = mine(buffer, "capture");
+        Objects.requireNonNull(body, "body must not be null");
+        IssueLane lane = buffer.lane();
+        CapturedGraph graph = memory.isDevice()
+                ? CapturedGraph.captured(name, lane, memory, body)
+                : CapturedGraph.recorded(name, lane, body);
+        return tracked(graph.onClose(this::forget));
     }
 
     /** Returns once every rank of the group has called it; past {@code timeout}, fails naming who has not. */
     public void barrier(Duration timeout) {
         checkOpen();
+        IssueLane.refuseInGraph(name, "barrier");
         Objects.requireNonNull(timeout, "timeout must not be null");
         exchange.barrier(timeout).await().atMost(timeout.plusSeconds(5));
     }

@@ -160,6 +160,7 @@ public final class SymmetricBuffer implements AutoCloseable {
 
     private void check(DType wanted, String javaType, long index, int length) {
         checkOpen();
+        checkNotInGraph();
         boolean fits = wanted != null ? dtype == wanted : dtype.bytes() == Short.BYTES;
         if (!fits) {
             throw new IllegalArgumentException("a " + dtype.shortName() + " buffer of group '" + group.name()
@@ -170,6 +171,7 @@ public final class SymmetricBuffer implements AutoCloseable {
 
     private void checkBytes(long index, int bytes) {
         checkOpen();
+        checkNotInGraph();
         if (bytes % dtype.bytes() != 0) {
             throw new IllegalArgumentException(bytes + " bytes are not whole " + dtype.shortName() + " elements of "
                     + dtype.bytes() + " bytes");
@@ -181,6 +183,15 @@ public final class SymmetricBuffer implements AutoCloseable {
         if (index < 0 || index > count || length > count - index) {
             throw new IndexOutOfBoundsException("elements " + index + ".." + (index + length) + " are outside the buffer of "
                     + count + " " + dtype.shortName() + " elements of group '" + group.name() + "'");
+        }
+    }
+
+    // A host copy inside a capture would run once, now, instead of at every replay.
+    private void checkNotInGraph() {
+        if (lane.inGraphOnThisThread()) {
+            throw new IllegalStateException("reading or writing the " + dtype.shortName() + " buffer of group '"
+                    + group.name() + "' inside a graph: a copy from or to Java memory is not part of a CUDA graph;"
+                    + " write the input before each replay and read the result after it");
         }
     }
 

@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 /** The façade with two ranks as threads of this JVM, on the host backend. */
 class SymmemFacadeTest {
 
-    private interface RankBody {
+    interface RankBody {
         String run(SymmemWorld world) throws Exception;
     }
 
-    private static List<String> twoRanks(RankBody body) throws Exception {
+    static List<String> twoRanks(RankBody body) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();

@@ -8,6 +8,7 @@ import io.symmem.collective.ReduceOp;
 import io.symmem.config.ByteSize;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;
+import io.symmem.nativ.NativeGraph;
 import io.symmem.nativ.NativeStream;
 import io.symmem.service.RankRuntime;
 import io.symmem.store.StoreExchange;
@@ -27,7 +28,9 @@ import java.util.zip.CRC32;
  * the chosen dtype and algorithm, each result checked against a float64 reference computed here in
  * Java (every rank can regenerate every peer's input from its seed), timing agreed across ranks, a
  * table on rank 0. Data go in with {@code copyFrom} and come back with {@code copyTo}, so the same
- * code runs on the host and the cuda backend.
+ * code runs on the host and the cuda backend. With {@code graph}, each size's all-reduce is captured
+ * once into a CUDA graph and every run (the checks and the timed runs) is a replay of it, on new input
+ * where the input changes (device backends only).
  */
 final class AllReduceDemo {
     private static final int WARMUP_RUNS = 20;
@@ -39,6 +42,7 @@ final class AllReduceDemo {
     private final PrintStream out;
     private final DType dtype;
     private final Algorithm algo;
+    private final boolean graph;
     private final int rank;
     private final int world;
     private final StoreExchange exchange;
@@ -46,13 +50,14 @@ final class AllReduceDemo {
     private final Duration collectiveTimeout;
 
     AllReduceDemo(RankRuntime runtime, List<Long> sizes, int minTimeMs, Map<Integer, Long> bytesOfRank, DType dtype,
-            Algorithm algo, PrintStream out) {
+            Algorithm algo, boolean graph, PrintStream out) {
         this.runtime = runtime;
         this.sizes = sizes;
         this.minTimeMs = minTimeMs;
         this.bytesOfRank = bytesOfRank;
         this.dtype = dtype;
         this.algo = algo;
+        this.graph = graph;
         this.out = out;
         this.rank = runtime.config().rank();
         this.world = runtime.config().worldSize();
@@ -72,6 +77,10 @@ final class AllReduceDemo {
         try (SymmetricMemory memory = runtime.allocator().allocate(exchange, allocBytes, timeout);
                 LocalBuffer result = memory.allocateLocal(maxBytes);
                 NativeStream stream = memory.createStream()) {
+            if (graph && !memory.isDevice()) {
+                throw new IllegalArgumentException("demo --graph: the " + runtime.allocator().backend().name()
+                        + " backend has no CUDA graphs; use SYMMEM_BACKEND=cuda, nccl or nvshmem");
+            }
             for (long size : sizes) {
                 Row row = measure(memory, roundToElements(size), result, stream);
                 rows.add(row);
@@ -139,9 +148,21 @@ final class AllReduceDemo {
 
     private Row measure(SymmetricMemory memory, long bytes, LocalBuffer result, NativeStream stream) {
         int count = (int) (bytes / dtype.bytes());
+        Runnable once = () -> reduce(memory, count, result, stream);
+        if (!graph) {
+            return measure(memory, bytes, count, result, stream, once);
+        }
+        try (NativeGraph captured = memory.captureGraph(stream, once)) {
+            return measure(memory, bytes, count, result, stream, () -> captured.replay(stream));
+        }
+    }
+
+    /** {@code run}: one all-reduce of {@code count} elements into {@code result}, enqueued on {@code stream}. */
+    private Row measure(SymmetricMemory memory, long bytes, int count, LocalBuffer result, NativeStream stream,
+            Runnable run) {
         Inputs in = inputs(bytes, count);
         load(memory, in);
-        reduce(memory, count, result, stream);
+        run.run();
         memory.synchronize(stream);
         ByteBuffer got = readBack(result, bytes);
         String check = verify(got, in.values(), count);
@@ -149,12 +170,12 @@ final class AllReduceDemo {
         // many timed runs fill minTimeMs; ranks take the largest count so that every rank runs the
         // same number of collectives. Runs are enqueued back to back, then synchronised (cuda).
         for (int i = 0; i < WARMUP_RUNS; i++) {
-            reduce(memory, count, result, stream);
+            run.run();
         }
         memory.synchronize(stream);
         long start = System.nanoTime();
         for (int i = 0; i < PROBE_RUNS; i++) {
-            reduce(memory, count, result, stream);
+            run.run();
         }
         memory.synchronize(stream);
         double probeMicros = (System.nanoTime() - start) / 1e3 / PROBE_RUNS;
@@ -163,7 +184,7 @@ final class AllReduceDemo {
         memory.barrier(1);
         start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
-            reduce(memory, count, result, stream);
+            run.run();
         }
         memory.synchronize(stream);
         double micros = (System.nanoTime() - start) / 1e3 / iterations;
@@ -171,7 +192,7 @@ final class AllReduceDemo {
         // reload the inputs and check once more.
         memory.barrier(1);
         load(memory, in);
-        reduce(memory, count, result, stream);
+        run.run();
         memory.synchronize(stream);
         got = readBack(result, bytes);
         if (check.equals("ok")) {
@@ -180,7 +201,8 @@ final class AllReduceDemo {
         memory.barrier(1);
         double slowest = gatherStrings(Double.toString(micros)).stream().mapToDouble(Double::parseDouble).max().orElseThrow();
         String agreement = sameOnEveryRank(got);
-        String used = algo == Algorithm.AUTO ? "auto=" + AllReduce.autoAlgorithm(memory, dtype, count, false).id() : algo.id();
+        String used = (algo == Algorithm.AUTO ? "auto=" + AllReduce.autoAlgorithm(memory, dtype, count, false).id() : algo.id())
+                + (graph ? " (graph)" : "");
         return new Row(bytes, iterations, slowest, used, check.equals("ok") ? agreement : check);
     }
 

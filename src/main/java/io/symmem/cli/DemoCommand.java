@@ -33,6 +33,9 @@ public class DemoCommand implements Callable<Integer> {
             description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
     Algorithm algo;
 
+    @Option(names = "--graph", description = "Capture each size's all-reduce once into a CUDA graph and run every check and timed run as a replay of it, on new input (cuda, nccl, nvshmem).")
+    boolean graph;
+
     @Option(names = "--bytes-of-rank", converter = {RankConverter.class, ByteSizeConverter.class},
             description = "Testing aid: rank R allocates size N instead (R=N, N as in --sizes), to see the size check fail.")
     java.util.Map<Integer, Long> bytesOfRank = java.util.Map.of();
@@ -51,7 +54,7 @@ public class DemoCommand implements Callable<Integer> {
         try {
             runtime.start();
             runtime.awaitReady(runtime.config().timeout().rendezvous().plusSeconds(30));
-            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, dtype, algo, System.out).run();
+            new AllReduceDemo(runtime, sizes, minTimeMs, bytesOfRank, dtype, algo, graph, System.out).run();
             return 0;
         } catch (RuntimeException e) {
             System.err.println("symmem demo: rank " + rank + " FAILED: " + e.getMessage());

@@ -2,6 +2,7 @@ package io.symmem.memory;
 
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeBuffer;
+import io.symmem.nativ.NativeGraph;
 import io.symmem.nativ.NativeStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -148,6 +149,14 @@ public final class SymmetricMemory implements AutoCloseable {
     public void waitSignal(int peer, int channel, Duration timeout) {
         checkRank("peer", peer);
         buffer.waitSignal(peer, channel, timeout);
+    }
+
+    /**
+     * Captures what {@code body} issues on {@code stream} into a CUDA graph to replay (cuda, nvshmem and
+     * nccl backends; the host backend has none: {@code NativeException.Unsupported}). See {@link NativeGraph}.
+     */
+    public NativeGraph captureGraph(NativeStream stream, Runnable body) {
+        return NativeGraph.capture(buffer.backend(), stream, body);
     }
 
     public Duration defaultTimeout() {

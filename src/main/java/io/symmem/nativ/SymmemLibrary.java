@@ -90,6 +90,14 @@ final class SymmemLibrary {
         }
     }
 
+    @Opaque
+    @Name("symmem_graph")
+    static class GraphHandle extends Pointer {
+        GraphHandle() {
+            super((Pointer) null);
+        }
+    }
+
     @Name("symmem_backend_info")
     static class BackendInfo extends Pointer {
         static {
@@ -306,6 +314,21 @@ final class SymmemLibrary {
     static native int symmem_stream_marker_wait(MarkerHandle marker, int timeoutMs);
 
     static native int symmem_stream_marker_free(MarkerHandle marker);
+
+    // CUDA graphs
+    static native int symmem_graph_capture_begin(BackendHandle backend, Pointer stream);
+
+    static native int symmem_graph_capture_end(BackendHandle backend, Pointer stream, @ByPtrPtr GraphHandle out);
+
+    static native int symmem_graph_replay(GraphHandle graph, Pointer stream);
+
+    static native int symmem_graph_synchronize(GraphHandle graph, Pointer stream);
+
+    static native int symmem_graph_buffer_count(GraphHandle graph);
+
+    static native @Cast("uint64_t") long symmem_graph_node_count(GraphHandle graph);
+
+    static native int symmem_graph_free(GraphHandle graph);
 
     // data movement, local memory, streams
     static native int symmem_buffer_copy_in(BufferHandle buffer, int r, @Cast("uint64_t") long offset,

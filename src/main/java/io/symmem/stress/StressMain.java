@@ -22,9 +22,10 @@ import java.util.Map;
 /**
  * A stress run of one rank, as a library user writes it (Symmem.fromEnvironment, one process per
  * rank): threads drive overlapping groups and several buffers each at once, with random collectives,
- * algorithms, dtypes and sizes from a seed, every result checked; then misuse that must end in a
- * clear error. Prints one summary line per rank and exits 0 only with no wrong result, no stall and
- * every misuse refused. The same class runs in CI (host backend) and on GPUs (scripts/gpu/run-stress.sh).
+ * algorithms, dtypes and sizes from a seed, every result checked; captured graphs replayed on new
+ * input (StressGraphs); then misuse that must end in a clear error. Prints one summary line per rank
+ * and exits 0 only with no wrong result, no stall and every misuse refused. The same class runs in CI
+ * (host backend) and on GPUs (scripts/gpu/run-stress.sh, scripts/gpu/run-graphs.sh).
  *
  * <pre>
  * java -cp ... io.symmem.stress.StressMain --seed 42 --collectives 10000 [--threads 6] [--buffers 2]
@@ -77,6 +78,7 @@ public final class StressMain {
                 }
             }
             Misuse.secondCallerOnOneBuffer(all, tally);
+            StressGraphs.replayOnNewInput(all, tally);
 
             long start = System.nanoTime();
             List<Thread> running = new ArrayList<>();
