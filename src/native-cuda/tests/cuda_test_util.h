@@ -2,6 +2,7 @@
 // initialise CUDA before it forks the ranks), the SKIP convention, fd exchange and import.
 #pragma once
 #include <cuda_runtime.h>
+#include <sched.h>
 
 #include <random>
 
@@ -54,6 +55,26 @@ inline symmem_buffer* make_cuda_buffer(const char* test, int rank, int world, in
   Names names(test, world);
   CUDA_OK(cudaSetDevice(device));
   return make_imported_buffer("cuda", device, names, rank, world, bytes, be_out, 20000);
+}
+
+// The NCCL library the NCCL tests and benches open at run time: SYMMEM_TEST_NCCL_LIB, else libnccl.so.2
+// through the loader's search path.
+inline const char* nccl_test_library() {
+  const char* p = std::getenv("SYMMEM_TEST_NCCL_LIB");
+  return p != nullptr && *p != '\0' ? p : "libnccl.so.2";
+}
+
+// A barrier of `world` forked processes over two counters in memory they share (Shared has atomics
+// `arrived` and `generation`): the last to arrive opens the next generation.
+template <class Shared>
+void shm_barrier(Shared* shared, int world) {
+  const auto gen = shared->generation.load();
+  if (shared->arrived.fetch_add(1) + 1 == world) {
+    shared->arrived.store(0);
+    shared->generation.fetch_add(1);
+  } else {
+    while (shared->generation.load() == gen) sched_yield();
+  }
 }
 
 // NVSHMEM's host library for the GPU tests and the bench: SYMMEM_TEST_NVSHMEM_LIB, else the soname for

@@ -53,24 +53,12 @@ struct Shared {
 };
 Shared* g_shared = nullptr;
 
-void barrier(int world) {
-  int gen = g_shared->generation.load();
-  if (g_shared->arrived.fetch_add(1) + 1 == world) {
-    g_shared->arrived.store(0);
-    g_shared->generation.fetch_add(1);
-  } else {
-    while (g_shared->generation.load() == gen) sched_yield();
-  }
-}
+void barrier(int world) { shm_barrier(g_shared, world); }
 
-const char* nccl_library() {
-  const char* p = std::getenv("SYMMEM_TEST_NCCL_LIB");
-  return p != nullptr && *p != '\0' ? p : "libnccl.so.2";
-}
 
 Nccl load_nccl(std::string* why) {
   Nccl n;
-  void* h = dlopen(nccl_library(), RTLD_NOW | RTLD_GLOBAL);
+  void* h = dlopen(nccl_test_library(), RTLD_NOW | RTLD_GLOBAL);
   if (h == nullptr) {
     *why = dlerror();
     return n;
@@ -173,7 +161,7 @@ int rank_main(int rank, int world, int ops, int reps, uint64_t min_bytes, uint64
     CUDA_OK(cudaMemset(nsend, 0, max_bytes));
     CUDA_OK(cudaMemset(nrecv, 0, max_bytes));
   } else if (rank == 0) {
-    std::printf("graph_bench: NCCL not measured (%s: %s)\n", nccl_library(),
+    std::printf("graph_bench: NCCL not measured (%s: %s)\n", nccl_test_library(),
                 why.empty() ? "ncclGetUniqueId failed" : why.c_str());
   }
 

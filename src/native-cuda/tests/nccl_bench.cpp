@@ -59,30 +59,18 @@ struct Shared {
 };
 Shared* g_shared = nullptr;
 
-void barrier(int world) {
-  int gen = g_shared->generation.load();
-  if (g_shared->arrived.fetch_add(1) + 1 == world) {
-    g_shared->arrived.store(0);
-    g_shared->generation.fetch_add(1);
-  } else {
-    while (g_shared->generation.load() == gen) sched_yield();
-  }
-}
+void barrier(int world) { shm_barrier(g_shared, world); }
 
-const char* library() {
-  const char* p = std::getenv("SYMMEM_TEST_NCCL_LIB");
-  return p != nullptr && *p != '\0' ? p : "libnccl.so.2";
-}
 
 template <class T>
 void resolve(void* h, const char* name, T* out) {
   *out = reinterpret_cast<T>(dlsym(h, name));
-  if (*out == nullptr) TEST_FAIL("%s has no %s", library(), name);
+  if (*out == nullptr) TEST_FAIL("%s has no %s", nccl_test_library(), name);
 }
 
 RawNccl load_raw() {
-  void* h = dlopen(library(), RTLD_NOW | RTLD_GLOBAL);
-  if (h == nullptr) TEST_FAIL("dlopen %s: %s", library(), dlerror());
+  void* h = dlopen(nccl_test_library(), RTLD_NOW | RTLD_GLOBAL);
+  if (h == nullptr) TEST_FAIL("dlopen %s: %s", nccl_test_library(), dlerror());
   RawNccl n{};
   resolve(h, "ncclGetUniqueId", &n.GetUniqueId);
   resolve(h, "ncclCommInitRank", &n.CommInitRank);
@@ -140,7 +128,7 @@ int rank_main(int rank, int world) {
   const int device = rank;
   CUDA_OK(cudaSetDevice(device));
   RawNccl raw = load_raw();
-  const char* cand[] = {library()};
+  const char* cand[] = {nccl_test_library()};
   CHECK_OK(symmem_nccl_load(cand, 1));
   if (rank == 0) {
     CHECK(raw.GetUniqueId(g_shared->raw_uid.data()) == 0);

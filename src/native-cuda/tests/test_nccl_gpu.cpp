@@ -15,11 +15,6 @@
 
 namespace {
 
-const char* nccl_test_library() {
-  const char* p = std::getenv("SYMMEM_TEST_NCCL_LIB");
-  return p != nullptr && *p != '\0' ? p : "libnccl.so.2";
-}
-
 symmem_nccl_comm* join(int rank, int world, int device, int uid_pipe[2]) {
   const char* cand[] = {nccl_test_library()};
   CHECK_OK(symmem_nccl_load(cand, 1));
