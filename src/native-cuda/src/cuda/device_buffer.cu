@@ -203,7 +203,7 @@ symmem_status DeviceBuffer::finish_own_work() {
     // this wait's peer was itself waiting for: the ranks' threads stalled each other until a
     // deadline (test_cuda_copy_lock).
     std::lock_guard<std::mutex> streams(g_streams_mutex);
-    if (!last_stream_may_hold_work()) {
+    if (!stream_known_locked(last_launch_stream_)) {
       last_order_ = Order::kNone;
     } else {
       auto last = static_cast<cudaStream_t>(last_launch_stream_);
@@ -353,15 +353,14 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
 }
 
 
-bool DeviceBuffer::last_stream_may_hold_work() const {
-  return last_launch_stream_ == nullptr || last_launch_stream_ == static_cast<void*>(stream_) ||
-         g_streams.count(last_launch_stream_) != 0;
+bool DeviceBuffer::stream_known_locked(void* s) const {
+  return s == nullptr || s == static_cast<void*>(stream_) || g_streams.count(s) != 0;
 }
 
 bool DeviceBuffer::stream_known(void* s) const {
-  if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
+  if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // no lock for these two
   std::lock_guard<std::mutex> lock(g_streams_mutex);
-  return g_streams.count(s) != 0;
+  return stream_known_locked(s);
 }
 
 template <class Launch>
@@ -398,7 +397,7 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
   // The last launch went to a stream symmem knows: mark its end only now that another stream
   // comes (launches on one stream need no event).
   std::lock_guard<std::mutex> lock(g_streams_mutex);
-  if (!last_stream_may_hold_work()) return SYMMEM_OK;
+  if (!stream_known_locked(last_launch_stream_)) return SYMMEM_OK;
   auto last = static_cast<cudaStream_t>(last_launch_stream_);
   bool last_capturing = false;
   SYMMEM_TRY(stream_capturing(last, &last_capturing, "ordering the buffer's work"));

@@ -156,12 +156,13 @@ class DeviceBuffer : public symmem_buffer {
   // that waited for it, finish_own_work).
   enum class Order { kNone, kLazy, kRecorded };
   std::mutex order_mu_;  // the three members below, between launches and copies
-  // Whether the last launch's stream (kLazy) can still hold work of this buffer: the legacy
-  // default stream, the buffer's own, or a symmem stream not yet destroyed (destroying one
-  // synchronizes it first). The caller holds the streams lock, so it cannot be destroyed meanwhile.
-  bool last_stream_may_hold_work() const;
-  symmem_status ensure_order_event();
+  // Whether symmem knows stream `s` as alive: the legacy default stream, the buffer's own, or a
+  // symmem stream not yet destroyed (destroying one synchronizes it first, so a stream symmem no
+  // longer knows holds no work of this buffer). stream_known takes the streams lock itself;
+  // stream_known_locked is for a caller that holds it, so the stream cannot be destroyed meanwhile.
   bool stream_known(void* s) const;
+  bool stream_known_locked(void* s) const;
+  symmem_status ensure_order_event();
   cudaEvent_t last_launch_ = nullptr;
   void* last_launch_stream_ = nullptr;
   Order last_order_ = Order::kNone;
