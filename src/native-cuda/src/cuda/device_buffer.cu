@@ -144,8 +144,23 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   return SYMMEM_OK;
 }
 
+namespace {
+// The device this thread last made current through set_device: its primary context is current
+// on this thread from then on, unless the caller switches devices (which cudaGetDevice sees).
+thread_local int t_device_set = -1;
+}  // namespace
+
+// Every call on a buffer runs here first. cudaSetDevice makes the primary context current even
+// when it already is (a driver call each time); cudaGetDevice only reads the runtime's state of
+// this thread. Both are asked, not only remembered: the caller may switch devices (torch, its
+// own cudaSetDevice) between two of our calls. A thread that never came through here gets the
+// real cudaSetDevice once, so the context is current for the driver calls that follow.
 symmem_status DeviceBuffer::set_device() {
+  int current = -1;
+  if (t_device_set == device_ && cudaGetDevice(&current) == cudaSuccess && current == device_)
+    return SYMMEM_OK;
   SYMMEM_RT(cudaSetDevice(device_), "cudaSetDevice(%d)", device_);
+  t_device_set = device_;
   return SYMMEM_OK;
 }
 
