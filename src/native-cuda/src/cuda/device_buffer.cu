@@ -432,9 +432,13 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
 
 symmem_status DeviceBuffer::order_after(void* s) {
   const bool same_known_stream = s == last_launch_stream_ && last_order_ == Order::kLazy;
+  // The same stream as last time, found foreign then: still foreign (a handle that symmem_stream_
+  // create handed out since would be a recycled one, and recording on it is merely cautious), so
+  // the process-wide streams lock is not taken again for it.
+  const bool same_foreign_stream = s == last_launch_stream_ && last_order_ == Order::kRecorded;
   last_launch_stream_ = s;
   if (same_known_stream) return SYMMEM_OK;
-  if (stream_known(s)) {
+  if (!same_foreign_stream && stream_known(s)) {
     last_order_ = Order::kLazy;
     return SYMMEM_OK;
   }
