@@ -649,7 +649,11 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
   const uint64_t push_capacity =
       pad_region_ > kScratchOff ? (pad_region_ - kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
-  const uint64_t min_two_shot_ip = tunable_or(Tunable::kCudaTwoShotIpMinBytes, push_capacity + 1);
+  // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
+  // fallback depends on the buffer.
+  static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
+  static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
+  const uint64_t min_two_shot_ip = min_two_shot_ip_set ? min_two_shot_ip_env : push_capacity + 1;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
