@@ -157,6 +157,7 @@ thread_local int t_device_set = -1;
 // real cudaSetDevice once, so the context is current for the driver calls that follow.
 symmem_status DeviceBuffer::set_device() {
   int current = -1;
+  t_launch_device = device_;
   if (t_device_set == device_ && cudaGetDevice(&current) == cudaSuccess && current == device_)
     return SYMMEM_OK;
   SYMMEM_RT(cudaSetDevice(device_), "cudaSetDevice(%d)", device_);
