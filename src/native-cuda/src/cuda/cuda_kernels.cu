@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "core/dispatch.h"
+#include "core/hot_count.h"
 #include "core/tunables.h"
 #include "cuda/driver.h"
 #include "cuda/kernels.h"
@@ -613,8 +614,11 @@ bool launch_direct(void (*)(P...), int blocks, int threads, cudaStream_t s, A&&.
 template <auto K, class... A>
 cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
   const Tuning& tu = tuning();
-  if (tu.direct_launch && s != nullptr && launch_direct<K>(K, blocks, threads, s, args...))
+  if (tu.direct_launch && s != nullptr && launch_direct<K>(K, blocks, threads, s, args...)) {
+    SYMMEM_HOT_COUNT(kLaunchDriver);
     return cudaSuccess;
+  }
+  SYMMEM_HOT_COUNT(kLaunchRuntime);
   if (tu.pdl) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "core/abort.h"
+#include "core/hot_count.h"
 #include "core/status.h"
 #include "core/tunables.h"
 #include "cuda/graph.h"
@@ -158,8 +159,10 @@ thread_local int t_device_set = -1;
 symmem_status DeviceBuffer::set_device() {
   int current = -1;
   t_launch_device = device_;
+  SYMMEM_HOT_COUNT(kGetDevice);
   if (t_device_set == device_ && cudaGetDevice(&current) == cudaSuccess && current == device_)
     return SYMMEM_OK;
+  SYMMEM_HOT_COUNT(kSetDevice);
   SYMMEM_RT(cudaSetDevice(device_), "cudaSetDevice(%d)", device_);
   t_device_set = device_;
   return SYMMEM_OK;
@@ -376,6 +379,7 @@ bool DeviceBuffer::last_stream_may_hold_work() const {
 
 bool DeviceBuffer::stream_known(void* s) const {
   if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // legacy default, our own
+  SYMMEM_HOT_COUNT(kStreamsLock);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
   return g_streams.count(s) != 0;
 }
@@ -383,6 +387,7 @@ bool DeviceBuffer::stream_known(void* s) const {
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   std::lock_guard<std::mutex> order(order_mu_);  // copies read the order too (finish_own_work)
+  SYMMEM_HOT_COUNT(kOrderedLaunches);
   if (s == last_launch_stream_ && last_order_ == Order::kLazy) {
     // The hot path: the same stream as the previous launch, one symmem knows; stream order holds,
     // and nothing but the launch reaches CUDA. When that stream is capturing, the launch is
@@ -407,12 +412,14 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
   auto stream = static_cast<cudaStream_t>(s);
   if (last_order_ == Order::kRecorded) {
     // Recorded only on streams that were not capturing: an event of eager work.
+    SYMMEM_HOT_COUNT(kStreamWaitEvent);
     SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
               "cudaStreamWaitEvent (ordering the buffer's work across streams)");
     return SYMMEM_OK;
   }
   // The last launch went to a stream symmem knows: mark its end only now that another stream
   // comes (launches on one stream need no event).
+  SYMMEM_HOT_COUNT(kStreamsLock);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
   if (!last_stream_may_hold_work()) return SYMMEM_OK;
   auto last = static_cast<cudaStream_t>(last_launch_stream_);
@@ -425,7 +432,9 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
                 "end the capture first, or issue this call on the capturing stream",
                 last_launch_stream_, s);
   SYMMEM_TRY(ensure_order_event());
+  SYMMEM_HOT_COUNT(kEventRecord);
   SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (buffer order)");
+  SYMMEM_HOT_COUNT(kStreamWaitEvent);
   SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
             "cudaStreamWaitEvent (ordering the buffer's work across streams)");
   return SYMMEM_OK;
@@ -445,6 +454,7 @@ symmem_status DeviceBuffer::order_after(void* s) {
   }
   // A stream symmem did not make may be destroyed without symmem knowing: record now.
   SYMMEM_TRY(ensure_order_event());
+  SYMMEM_HOT_COUNT(kEventRecord);
   SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(s)),
             "cudaEventRecord (buffer order)");
   last_order_ = Order::kRecorded;
