@@ -1,6 +1,7 @@
 // symmem_bench: all-reduce latency and bus bandwidth of the cuda (or nvshmem) backend, one forked rank
 // per GPU.
 //   symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
+//                [--streams both|own|sym]
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
@@ -11,6 +12,9 @@
 // Host enqueue: the CPU time per call of the same back-to-back loop, on a stream the program made
 // with cudaStreamCreate (foreign to symmem: each launch also records the buffer's order event) and
 // on one made by symmem_stream_create (what the Java façade passes: the launch alone).
+// --streams own|sym runs every loop on that one stream only (for counting a stream's calls with
+// -DSYMMEM_HOT_PATH_COUNTERS=ON); both (the default) times on the own stream and adds the host
+// column of the symmem stream.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -61,6 +65,7 @@ int main(int argc, char** argv) {
   bool nvshmem = false;
   uint64_t max_bytes = 256ull << 20;
   int dtype = SYMMEM_BFLOAT16;
+  std::string streams = "both";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--world" && i + 1 < argc) world = std::atoi(argv[++i]);
@@ -75,9 +80,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       nvshmem = be == "nvshmem";
+    } else if (a == "--streams" && i + 1 < argc && (std::string(argv[i + 1]) == "both" ||
+                                                    std::string(argv[i + 1]) == "own" ||
+                                                    std::string(argv[i + 1]) == "sym")) {
+      streams = argv[++i];
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] "
-                           "[--backend cuda|nvshmem]\n");
+                           "[--backend cuda|nvshmem] [--streams both|own|sym]\n");
       return 2;
     }
   }
@@ -108,6 +117,8 @@ int main(int argc, char** argv) {
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void* sym_stream = nullptr;
     CHECK_OK(symmem_stream_create(be, &sym_stream));
+    if (streams == "sym") s = static_cast<cudaStream_t>(sym_stream);
+    const bool both = streams == "both";
     void* out = nullptr;
     CUDA_OK(cudaMalloc(&out, max_bytes));
     // Non-zero data (bf16 1.0 pairs / fp32 ~1.0): never time on zeros.
@@ -151,7 +162,7 @@ int main(int argc, char** argv) {
         float ms = 0;
         CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
         sh->us[rank][si][v] = ms * 1000.0 / iters;
-        if (v != kOne && v != kTwo && v != kAuto) continue;
+        if (!both || (v != kOne && v != kTwo && v != kAuto)) continue;
         // The host column again on a symmem stream (the GPU time is the one above).
         CHECK_OK(symmem_barrier(b, 0, timeout));
         const auto p0 = std::chrono::steady_clock::now();
@@ -178,7 +189,7 @@ int main(int argc, char** argv) {
     sh->barrier_us[rank] = ms * 1000.0 / n;
     CHECK_OK(symmem_barrier(b, 0, timeout));
     const auto g0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, sym_stream, timeout));
+    for (int i = 0; both && i < n; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, sym_stream, timeout));
     sh->barrier_host_sym_us[rank] =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - g0).count() / n;
     CHECK_OK(symmem_stream_synchronize(b, sym_stream));
