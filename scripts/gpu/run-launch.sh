@@ -108,7 +108,8 @@ if [[ $OK_C == 0 ]]; then
   done
 fi
 if [[ $OK_A == 0 ]]; then
-  for t in "${TESTS[@]}"; do qstep "$t" 60 "test-$t.log" "$BA/tests/$t"; done
+  # World 2 (test_cuda_collectives would try 4 too); every test keeps its own deadlines inside.
+  for t in "${TESTS[@]}"; do SYMMEM_TEST_WORLDS=2 qstep "$t" 60 "test-$t.log" "$BA/tests/$t"; done
 fi
 
 python3 - "$OUT" <<'PY'
