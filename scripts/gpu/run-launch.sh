@@ -5,7 +5,8 @@
 #      print the same columns), and this tree with -DSYMMEM_HOT_PATH_COUNTERS=ON (symmem_bench);
 #   2. symmem_bench --world 2 --max-bytes 1048576: before, after, before, after (alternating, so a
 #      drift of the machine shows as a difference between the two runs of one build), then once
-#      after with SYMMEM_CUDA_DIRECT_LAUNCH=0 (the runtime's launch: what the driver launch saves);
+#      after with SYMMEM_CUDA_DIRECT_LAUNCH=0 (the runtime's launch: what the driver launch saves)
+#      and once after with --streams sym (the GPU time on a symmem stream, no order event per op);
 #   3. the counting build's bench to 64 KiB, once with every loop on a symmem stream and once on
 #      the program's own: its stderr line per rank says how many runtime/driver calls and
 #      process-wide locks the ordered launches took (want, per launch: one cuLaunchKernelEx and one
@@ -100,6 +101,8 @@ if [[ $OK_A == 0 && $OK_B == 0 ]]; then
   done
   SYMMEM_CUDA_DIRECT_LAUNCH=0 qstep "bench after, SYMMEM_CUDA_DIRECT_LAUNCH=0" 40 bench-after-rt.log \
     "$BA/symmem_bench" "${BENCH[@]}"
+  # Every loop on a symmem stream: its GPU time too (the own stream's carries an event record per op).
+  qstep "bench after, --streams sym" 40 bench-after-sym.log "$BA/symmem_bench" "${BENCH[@]}" --streams sym
 fi
 if [[ $OK_C == 0 ]]; then
   for st in sym own; do
@@ -131,11 +134,12 @@ def parse(path):
         if m: bar = m.groups()
     return host, gpu, bar
 runs = [(n, parse(f"{out}/bench-{n}.log")) for n in
-        ("before-1", "after-1", "before-2", "after-2", "after-rt")]
+        ("before-1", "after-1", "before-2", "after-2", "after-rt", "after-sym")]
 runs = [(n, r) for n, r in runs if r]
 if runs:
     print("=== host enqueue per call, us, max over ranks (own = the program's cudaStreamCreate stream;"
-          " sym = a symmem_stream_create stream); after-rt = SYMMEM_CUDA_DIRECT_LAUNCH=0")
+          " sym = a symmem_stream_create stream); after-rt = SYMMEM_CUDA_DIRECT_LAUNCH=0;"
+          " after-sym = every loop on a symmem stream (its 'own' columns are that stream)")
     print(f"{'bytes':>8} {'algo':>8} " + " ".join(f"{n + ' own':>13} {n + ' sym':>13}" for n, _ in runs))
     for size in (4096, 16384, 65536, 262144, 1048576):
         for k, algo in enumerate(("one-shot", "two-shot", "auto")):
