@@ -4,7 +4,8 @@
 #      carried as .gpu/launch-before (symmem_bench, with this tree's bench source so that both
 #      print the same columns), and this tree with -DSYMMEM_HOT_PATH_COUNTERS=ON (symmem_bench);
 #   2. symmem_bench --world 2 --max-bytes 1048576: before, after, before, after (alternating, so a
-#      drift of the machine shows as a difference between the two runs of one build), then once
+#      drift of the machine shows as a difference between the two runs of one build); after the
+#      tests (4.), which come next so that a tight budget cuts only the extras, once
 #      after with SYMMEM_CUDA_DIRECT_LAUNCH=0 (the runtime's launch: what the driver launch saves)
 #      and once after with --streams sym (the GPU time on a symmem stream, no order event per op);
 #   3. the counting build's bench to 64 KiB, once with every loop on a symmem stream and once on
@@ -94,11 +95,16 @@ for x in "after:$OK_A:build-after.log" "before:$OK_B:build-before.log" "counters
 done
 
 BENCH=(--world 2 --max-bytes 1048576)
+# The comparison and the tests first; the extra runs after them, so a tight budget cuts those.
 if [[ $OK_A == 0 && $OK_B == 0 ]]; then
   for i in 1 2; do
     qstep "bench before (run $i)" 40 "bench-before-$i.log" "$BB/symmem_bench" "${BENCH[@]}"
     qstep "bench after (run $i)" 40 "bench-after-$i.log" "$BA/symmem_bench" "${BENCH[@]}"
   done
+fi
+if [[ $OK_A == 0 ]]; then
+  # World 2 (test_cuda_collectives would try 4 too); every test keeps its own deadlines inside.
+  for t in "${TESTS[@]}"; do SYMMEM_TEST_WORLDS=2 qstep "$t" 60 "test-$t.log" "$BA/tests/$t"; done
   SYMMEM_CUDA_DIRECT_LAUNCH=0 qstep "bench after, SYMMEM_CUDA_DIRECT_LAUNCH=0" 40 bench-after-rt.log \
     "$BA/symmem_bench" "${BENCH[@]}"
   # Every loop on a symmem stream: its GPU time too (the own stream's carries an event record per op).
@@ -109,10 +115,6 @@ if [[ $OK_C == 0 ]]; then
     qstep "bench with counters ($st stream, to 64 KiB)" 30 "bench-count-$st.log" \
       "$BC/symmem_bench" --world 2 --max-bytes 65536 --streams "$st"
   done
-fi
-if [[ $OK_A == 0 ]]; then
-  # World 2 (test_cuda_collectives would try 4 too); every test keeps its own deadlines inside.
-  for t in "${TESTS[@]}"; do SYMMEM_TEST_WORLDS=2 qstep "$t" 60 "test-$t.log" "$BA/tests/$t"; done
 fi
 
 python3 - "$OUT" <<'PY'
