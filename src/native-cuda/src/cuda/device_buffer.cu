@@ -153,9 +153,10 @@ thread_local int t_device_set = -1;
 
 // Every call on a buffer runs here first. cudaSetDevice makes the primary context current even
 // when it already is (a driver call each time); cudaGetDevice only reads the runtime's state of
-// this thread. Both are asked, not only remembered: the caller may switch devices (torch, its
-// own cudaSetDevice) between two of our calls. A thread that never came through here gets the
-// real cudaSetDevice once, so the context is current for the driver calls that follow.
+// this thread. The device is confirmed that way on every call, not only remembered: the caller
+// may switch devices (torch, its own cudaSetDevice) between two of ours. A thread that never came
+// through here gets the real cudaSetDevice once, so the context is current for the driver calls
+// (cuLaunchKernelEx, cuStreamWriteValue32) that follow.
 symmem_status DeviceBuffer::set_device() {
   int current = -1;
   t_launch_device = device_;
