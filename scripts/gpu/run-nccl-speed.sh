@@ -19,8 +19,8 @@
 #   5. native test_nccl_fake (the deadline/abort logic, lever and watchdog included) and test_nccl_gpu
 #      (windows, 200 cycles, abort with a window registered) on the real NCCL
 #   6. LAST: the table (NCCL C loop | C ABI | both from another device | Java C1 | Java C2, and the
-#      differences; host = µs a call costs the caller before the stream sync; the native bench's
-#      slowest rank, whose time is reported: the Java bench does not say which) and the steps
+#      differences; host = µs a call costs the caller before the stream sync; which rank was the
+#      slowest, whose time is reported) and the steps
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
 # libsymmem: pack again after any native change).
 #   bash scripts/gpu/run-nccl-speed.sh
@@ -119,16 +119,16 @@ def java_run(path):  # (variant, bytes) -> (us per op, host us per call)
         for r in doc["allreduce"]:
             for v, k in keys.items():
                 if r.get(k + "_us") is not None:
-                    out[(v, r["bytes"])] = (r[k + "_us"], r.get(k + "_host_us"))
+                    rank = r.get(k + "_slowest_rank")
+                    out[(v, r["bytes"])] = (r[k + "_us"], r.get(k + "_host_us"), "?" if rank is None else str(rank))
     return out
 c1, c2 = java_run(sys.argv[2]), java_run(sys.argv[3])
 sizes = sorted({k[2] for k in native} | {k[1] for k in c1} | {k[1] for k in c2})
-fmt = "%-10s %10s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %7s  %s"
+fmt = "%-10s %10s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %8s  %s"
 print(fmt % ("variant", "bytes", "nccl C", "C ABI", "nccl oth", "ABI oth", "Java C1", "Java C2", "C1-nccl", "C2-nccl",
              "host nccl", "host ABI", "host oth", "host C1", "host C2", "slowest", "Java <= nccl+1us (C1 C2)"))
 print("oth: the native call from a thread whose current device is another GPU (set before the warm-up), host oth:"
-      " ABI oth's; slowest: the rank whose time the native bench reports, for nccl, ABI, nccl oth, ABI oth"
-      " (the Java bench reports the slowest rank's time without saying which)")
+      " ABI oth's; slowest: the rank whose time is reported, for nccl, ABI, nccl oth, ABI oth / Java C1, C2")
 worst = {}
 f = lambda x: "%.2f" % x if x is not None else "-"
 d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
@@ -136,7 +136,7 @@ for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
     for b in sizes:
         n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j1 = c1.get((v, b)); j2 = c2.get((v, b))
         no = native.get((v, "nccl-otherdev", b)); ao = native.get((v, "abi-otherdev", b))
-        slowest = "".join(m[2] if m else "-" for m in (n, a, no, ao))
+        slowest = "".join(m[2] if m else "-" for m in (n, a, no, ao)) + "/" + "".join(m[2] if m else "-" for m in (j1, j2))
         n0 = n and n[0]
         ok = lambda j: "-" if j is None or n is None else ("ok" if j[0] <= n0 + 1.0 else "OVER")
         for name, j in (("C1", j1), ("C2", j2)):
