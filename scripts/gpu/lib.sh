@@ -19,6 +19,7 @@ wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev
 # The steps table every run-*.sh prints last. note NAME RESULT adds a row (names padded to
 # STEP_WIDTH, default 62); step NAME TIMEOUT LOG cmd... runs cmd with a deadline, appends its output
 # to $OUT/LOG and records PASS or FAIL with the exit status. Needs OUT, and T0 (the script's start).
+# qstep NAME CAP LOG cmd... is step under a whole-script budget (BUDGET, seconds since T0), below.
 declare -a SUMMARY
 elapsed() { echo $(( $(date +%s) - T0 )); }
 note() { SUMMARY+=("$(printf "%-${STEP_WIDTH:-62}s %s" "$1" "$2")"); }
@@ -30,3 +31,27 @@ step() {
   return $rc
 }
 
+
+# qstep NAME CAP LOG cmd...: runs cmd with a deadline of CAP s or what is left of the budget (BUDGET s
+# since T0), whichever is less; records PASS, SKIPPED (exit 77), TIMEOUT (124/137: the deadline, not a
+# verdict) or FAIL, with the seconds it took. Not started with under 5 s left, so the table always
+# comes in time.
+qstep() {
+  local name=$1 cap=$2 log=$3; shift 3
+  local left=$(( BUDGET - $(elapsed) ))
+  local t=$(( cap < left ? cap : left ))
+  if (( t < 5 )); then note "$name" "NOT RUN (budget spent)"; return 125; fi
+  echo "=== $name (at $(elapsed) s, deadline $t s)" | tee -a "$OUT/$log"
+  local t1 lines; t1=$(date +%s); lines=$(wc -l < "$OUT/$log")
+  timeout -k 2 "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
+  local took=$(( $(date +%s) - t1 ))
+  local res
+  case $rc in
+    0) res=PASS ;;
+    77) res="SKIPPED ($(tail -n +$(( lines + 1 )) "$OUT/$log" | grep -m1 -o 'SKIPPED: .*' | cut -c10-70))" ;;
+    124|137) res="TIMEOUT after $took s (rc $rc, $log)" ;;
+    *) res="FAIL (rc $rc, $log)" ;;
+  esac
+  note "$name" "$res  [${took} s]"
+  return $rc
+}

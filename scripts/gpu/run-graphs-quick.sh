@@ -37,29 +37,6 @@ NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 cat "$OUT/machine.txt"
 if (( NGPU < 2 )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
 
-# qstep NAME CAP LOG cmd...: runs cmd with a deadline of CAP s or what is left of the budget, whichever
-# is less; records PASS, SKIPPED (exit 77), TIMEOUT (124/137: the deadline, not a verdict) or FAIL,
-# with the seconds it took. Not started with under 5 s left, so the table always comes in time.
-qstep() {
-  local name=$1 cap=$2 log=$3; shift 3
-  local left=$(( BUDGET - $(elapsed) ))
-  local t=$(( cap < left ? cap : left ))
-  if (( t < 5 )); then note "$name" "NOT RUN (budget spent)"; return 125; fi
-  echo "=== $name (at $(elapsed) s, deadline $t s)" | tee -a "$OUT/$log"
-  local t1; t1=$(date +%s)
-  timeout -k 2 "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
-  local took=$(( $(date +%s) - t1 ))
-  local res
-  case $rc in
-    0) res=PASS ;;
-    77) res="SKIPPED ($(grep -m1 -o 'SKIPPED: .*' "$OUT/$log" | cut -c10-70))" ;;
-    124|137) res="TIMEOUT after $took s (rc $rc, $log)" ;;
-    *) res="FAIL (rc $rc, $log)" ;;
-  esac
-  note "$name" "$res  [${took} s]"
-  return $rc
-}
-
 # The build is most of the budget: cuda_kernels.cu alone is ~38 s of nvcc (cicc 16 s, ptxas 15 s,
 # host 6 s, measured on a 2-core box), configure ~8 s. Ninja, where there is one, compiles the tests
 # beside it (make would start them only after libsymmem is linked).

@@ -12,7 +12,8 @@
 // each on plain cudaMalloc memory and on NCCL_WIN_COLL_SYMMETRIC windows (nccl: ncclMemAlloc buffers
 // registered with ncclCommWindowRegister; abi: nccl-backend buffers registered with
 // symmem_nccl_window_register), in place and out of place. bf16 sum, one rank per GPU (world = the
-// GPUs, at most --world), sizes 4 KiB..256 MiB by 4x.
+// GPUs, at most --world), sizes 4 KiB..256 MiB by 4x, or those of --sizes (bytes, comma-separated,
+// K/M suffixes = KiB/MiB: --sizes 4K,512K,8M).
 // Time per op = steady clock around N back-to-back calls on one stream + cudaStreamSynchronize, / N,
 // max over ranks; host = the same clock around the N calls alone, / N (what a call costs the caller).
 // The ranks start every measurement together (a barrier in shared memory); each (variant, api, size)
@@ -133,7 +134,7 @@ Result measure(int rank, int world, cudaStream_t stream, F call) {
   return r;
 }
 
-int rank_main(int rank, int world) {
+int rank_main(int rank, int world, const std::vector<uint64_t>& sizes) {
   const int device = rank;
   int ngpu = 0;
   CUDA_OK(cudaGetDeviceCount(&ngpu));
@@ -195,7 +196,7 @@ int rank_main(int rank, int world) {
       {"window-oop", wsend, wrecv, asend, arecv},
       {"window-ip", wsend, wsend, asend, asend},
   };
-  for (uint64_t bytes = 4096; bytes <= kMaxBytes; bytes *= 4) {
+  for (uint64_t bytes : sizes) {
     const size_t count = bytes / 2;
     for (const Variant& v : variants) {
       const char* apis[] = {"nccl", "abi", "nccl-otherdev", "abi-otherdev"};
@@ -245,18 +246,48 @@ int rank_main(int rank, int world) {
   return 0;
 }
 
+// --sizes' list: each a positive even byte count (bf16 elements) of at most kMaxBytes.
+std::vector<uint64_t> parse_sizes(const char* list) {
+  std::vector<uint64_t> sizes;
+  for (const char* p = list; *p != '\0';) {
+    char* end = nullptr;
+    uint64_t v = std::strtoull(p, &end, 10);
+    if (end == p) TEST_FAIL("--sizes %s: expected a number at \"%s\" (bytes, K or M suffix: 4K,512K,8M)", list, p);
+    if (*end == 'K') v <<= 10, ++end;
+    else if (*end == 'M') v <<= 20, ++end;
+    if (v == 0 || v % 2 != 0 || v > kMaxBytes)
+      TEST_FAIL("--sizes %s: %llu bytes must be even (bf16) and within 2..%llu", list, static_cast<unsigned long long>(v),
+                static_cast<unsigned long long>(kMaxBytes));
+    sizes.push_back(v);
+    if (*end == ',') ++end;
+    else if (*end != '\0') TEST_FAIL("--sizes %s: unexpected \"%s\"", list, end);
+    p = end;
+  }
+  return sizes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int max_world = 2;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--world") == 0) max_world = std::atoi(argv[i + 1]);
+  std::vector<uint64_t> sizes;
+  for (uint64_t bytes = 4096; bytes <= kMaxBytes; bytes *= 4) sizes.push_back(bytes);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
+      max_world = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+      sizes = parse_sizes(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: symmem_nccl_bench [--world N] [--sizes 4K,512K,8M,...]\n");
+      return 2;
+    }
+  }
   const int ngpu = require_gpus("nccl_bench", 1);
   const int world = std::clamp(std::min(ngpu, max_world), 1, kMaxWorld);
   void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) TEST_FAIL("mmap of the shared barrier failed");
   g_shared = new (mem) Shared();
-  if (!run_ranks(world, 900, [&](int r) { return rank_main(r, world); })) {
+  if (!run_ranks(world, 900, [&](int r) { return rank_main(r, world, sizes); })) {
     std::printf("nccl_bench world %d: FAILED\n", world);
     return 1;
   }

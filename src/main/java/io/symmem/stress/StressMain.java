@@ -54,27 +54,35 @@ public final class StressMain {
         int threads = Integer.parseInt(options.getOrDefault("--threads", "6"));
         int buffers = Integer.parseInt(options.getOrDefault("--buffers", "2"));
         try (SymmemWorld world = Symmem.fromEnvironment()) {
-            StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives,
-                    world.backend().equals("nvshmem"));
+            StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives);
             StressTally tally = new StressTally();
+            boolean worldHeap = world.backend().equals("nvshmem");
             Map<Integer, SymmemGroup> groups = new HashMap<>();
+            Map<Integer, SymmemGroup> rests = new HashMap<>();
             for (int g = 0; g < plan.groups().size(); g++) {
                 GroupSpec spec = plan.groups().get(g);
                 if (spec.has(world.rank())) {
                     groups.put(g, world.group(spec.name(), spec.ranks()));
+                } else if (worldHeap) {
+                    GroupSpec rest = plan.restOf(g, world.size()).orElseThrow();
+                    rests.put(g, world.group(rest.name(), rest.ranks()));
                 }
             }
             SymmemGroup all = groups.get(0);
             Misuse.sizesThatDiffer(all, tally);
             // host and cuda: every lane allocates its buffers by name on its own thread, all at once.
             // nccl and nvshmem allocate through a collective of the whole communicator or world, paired
-            // by order: there this thread allocates every lane's buffers in the plan's order.
+            // by order: there this thread allocates every lane's buffers in the plan's order, and on
+            // nvshmem the ranks outside a lane's group allocate the same sizes in its rest group.
             boolean named = world.backend().equals("host") || world.backend().equals("cuda");
             Map<Integer, List<SymmetricBuffer>> laneBuffers = new java.util.concurrent.ConcurrentHashMap<>();
+            Map<Integer, List<SymmetricBuffer>> restBuffers = new HashMap<>();
             for (LaneSpec lane : plan.lanes()) {
                 SymmemGroup group = groups.get(lane.group());
                 if (group != null && !named) {
                     laneBuffers.put(lane.id(), allocate(group, lane, false));
+                } else if (group == null && worldHeap) {
+                    restBuffers.put(lane.id(), allocate(rests.get(lane.group()), lane, false));
                 }
             }
             Misuse.secondCallerOnOneBuffer(all, tally);
@@ -103,6 +111,7 @@ public final class StressMain {
             }
             Misuse.bufferOfAnotherGroup(groups, laneBuffers, plan, tally);
             double seconds = (System.nanoTime() - start) / 1e9;
+            closeInPlanOrder(plan, laneBuffers, restBuffers, tally);
             all.barrier(Duration.ofSeconds(120));
             for (String line : tally.reports()) {
                 out.println("stress rank " + world.rank() + ": " + line);
@@ -117,6 +126,27 @@ public final class StressMain {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
+        }
+    }
+
+    /**
+     * Every lane's buffers (or, on nvshmem, the same sizes in its rest group) closed by this thread in
+     * the reverse of the plan's order, the same on every rank: on nvshmem each close is a heap call of
+     * the whole world, paired by order; left to the world's close, groups would free theirs in an order
+     * that differs from rank to rank.
+     */
+    private static void closeInPlanOrder(StressPlan plan, Map<Integer, List<SymmetricBuffer>> laneBuffers,
+            Map<Integer, List<SymmetricBuffer>> restBuffers, StressTally tally) {
+        for (int l = plan.lanes().size() - 1; l >= 0; l--) {
+            int id = plan.lanes().get(l).id();
+            List<SymmetricBuffer> own = laneBuffers.containsKey(id) ? laneBuffers.get(id) : restBuffers.get(id);
+            for (int b = own == null ? -1 : own.size() - 1; b >= 0; b--) {
+                try {
+                    own.get(b).close();
+                } catch (RuntimeException e) {
+                    tally.failed("closing buffer " + b + " of lane " + id, e);
+                }
+            }
         }
     }
 

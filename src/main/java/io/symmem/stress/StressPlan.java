@@ -4,14 +4,18 @@ import io.symmem.collective.Algorithm;
 import io.symmem.collective.DType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 
 /**
  * What every rank of a stress run does, derived from the seed alone, so that every rank computes
  * the same plan and a failing run is repeated exactly with its seed. Groups overlap (world 4: every
  * rank, ranks {0, 1} and ranks {1, 2, 3}; world 2: two groups of the same two ranks); each lane is
  * one thread driving buffers of one group; its steps pick the collective, the algorithm and the
- * buffer at random.
+ * buffer at random. Where an allocation is collective over the whole world (nvshmem), the ranks
+ * outside a lane's group allocate the same sizes at the same point in that group's rest
+ * ({@link #restOf}).
  */
 record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
     /** Counts per buffer: odd sizes, sizes every group size divides, and a few that cross vector widths. */
@@ -41,15 +45,11 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
     record LaneSpec(int id, int group, List<BufferSpec> buffers, List<Step> steps) {
     }
 
-    /**
-     * {@code spanningOnly}: every group spans the world (two groups of every rank), for nvshmem, whose
-     * heap calls are collective over the whole world and must come in one order on every rank.
-     */
-    static StressPlan of(long seed, int world, int threads, int buffersPerLane, long collectives, boolean spanningOnly) {
+    static StressPlan of(long seed, int world, int threads, int buffersPerLane, long collectives) {
         if (world < 2) {
             throw new IllegalArgumentException("a stress run needs at least 2 ranks, got WORLD_SIZE=" + world);
         }
-        List<GroupSpec> groups = spanningOnly ? twinsOf(world) : groupsOf(world);
+        List<GroupSpec> groups = groupsOf(world);
         SplittableRandom random = new SplittableRandom(seed);
         long stepsPerLane = (collectives + threads - 1) / threads;
         List<LaneSpec> lanes = new ArrayList<>();
@@ -98,6 +98,18 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
             all[r] = r;
         }
         return List.of(new GroupSpec("stress-all", all), new GroupSpec("stress-twin", all.clone()));
+    }
+
+    /**
+     * The ranks of the world outside group {@code g}, as a group named after it ({@code <name>-rest}),
+     * or empty when {@code g} spans the world. On nvshmem a heap allocation is collective over every
+     * rank, so while a group's members allocate a lane's buffers, these ranks allocate the same sizes
+     * in this group (and free them at the same point), which pairs the world's heap calls.
+     */
+    Optional<GroupSpec> restOf(int g, int world) {
+        GroupSpec group = groups.get(g);
+        int[] rest = IntStream.range(0, world).filter(r -> !group.has(r)).toArray();
+        return rest.length == 0 ? Optional.empty() : Optional.of(new GroupSpec(group.name() + "-rest", rest));
     }
 
     long totalCollectives() {

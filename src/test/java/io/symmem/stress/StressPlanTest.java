@@ -14,24 +14,35 @@ import org.junit.jupiter.api.Test;
 class StressPlanTest {
     @Test
     void everyRankDerivesTheSamePlanFromTheSeed() {
-        StressPlan a = StressPlan.of(42, 4, 6, 2, 10_000, false);
-        StressPlan b = StressPlan.of(42, 4, 6, 2, 10_000, false);
+        StressPlan a = StressPlan.of(42, 4, 6, 2, 10_000);
+        StressPlan b = StressPlan.of(42, 4, 6, 2, 10_000);
         assertThat(a.lanes()).isEqualTo(b.lanes());
-        assertThat(StressPlan.of(43, 4, 6, 2, 10_000, false).lanes()).isNotEqualTo(a.lanes());
+        assertThat(StressPlan.of(43, 4, 6, 2, 10_000).lanes()).isNotEqualTo(a.lanes());
         assertThat(a.totalCollectives()).isEqualTo(10_002);
     }
 
     @Test
-    void groupsOverlapAtWorld4AndAreTwinsAtWorld2AndForNvshmem() {
-        assertThat(ranks(StressPlan.of(1, 4, 3, 1, 3, false).groups()))
+    void groupsOverlapAtWorld4AndAreTwinsAtWorld2() {
+        assertThat(ranks(StressPlan.of(1, 4, 3, 1, 3).groups()))
                 .containsExactly("[0, 1, 2, 3]", "[0, 1]", "[1, 2, 3]");
-        assertThat(ranks(StressPlan.of(1, 2, 3, 1, 3, false).groups())).containsExactly("[0, 1]", "[0, 1]");
-        assertThat(ranks(StressPlan.of(1, 4, 3, 1, 3, true).groups())).containsExactly("[0, 1, 2, 3]", "[0, 1, 2, 3]");
+        assertThat(ranks(StressPlan.of(1, 2, 3, 1, 3).groups())).containsExactly("[0, 1]", "[0, 1]");
+    }
+
+    @Test
+    void theRestOfAGroupIsEveryOtherRankAndAGroupOfEveryRankHasNone() {
+        StressPlan plan = StressPlan.of(1, 4, 3, 1, 3);
+        assertThat(plan.restOf(0, 4)).isEmpty();
+        assertThat(plan.restOf(1, 4).orElseThrow().name()).isEqualTo("stress-low-rest");
+        assertThat(Arrays.toString(plan.restOf(1, 4).orElseThrow().ranks())).isEqualTo("[2, 3]");
+        assertThat(Arrays.toString(plan.restOf(2, 4).orElseThrow().ranks())).isEqualTo("[0]");
+        StressPlan twins = StressPlan.of(1, 2, 3, 1, 3);
+        assertThat(twins.restOf(0, 2)).isEmpty();
+        assertThat(twins.restOf(1, 2)).isEmpty();
     }
 
     @Test
     void gathersAndScattersOnlyOnBuffersTheirGroupDivides() {
-        StressPlan plan = StressPlan.of(7, 4, 6, 3, 30_000, false);
+        StressPlan plan = StressPlan.of(7, 4, 6, 3, 30_000);
         boolean[] seen = new boolean[Kind.values().length];
         for (LaneSpec lane : plan.lanes()) {
             int size = plan.groups().get(lane.group()).ranks().length;
