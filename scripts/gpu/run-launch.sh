@@ -46,28 +46,6 @@ BA=/tmp/launch-after BB=/tmp/launch-before BC=/tmp/launch-count SB=/tmp/launch-b
 cat "$OUT/machine.txt"
 [[ -f $BEFORE/CMakeLists.txt ]] || { echo "no $BEFORE/CMakeLists.txt: run '$0 --prepare' first"; exit 2; }
 
-# qstep NAME CAP LOG cmd...: cmd with a deadline of CAP s or what is left of the budget; PASS,
-# SKIPPED (77), TIMEOUT (124/137) or FAIL with the seconds it took.
-qstep() {
-  local name=$1 cap=$2 log=$3; shift 3
-  local left=$(( BUDGET - $(elapsed) ))
-  local t=$(( cap < left ? cap : left ))
-  if (( t < 5 )); then note "$name" "NOT RUN (budget spent)"; return 125; fi
-  echo "=== $name (at $(elapsed) s, deadline $t s)" | tee -a "$OUT/$log"
-  local t1; t1=$(date +%s)
-  timeout -k 2 "$t" "$@" >>"$OUT/$log" 2>&1; local rc=$?
-  local took=$(( $(date +%s) - t1 ))
-  local res
-  case $rc in
-    0) res=PASS ;;
-    77) res="SKIPPED ($(grep -m1 -o 'SKIPPED: .*' "$OUT/$log" | cut -c10-70))" ;;
-    124|137) res="TIMEOUT after $took s (rc $rc, $log)" ;;
-    *) res="FAIL (rc $rc, $log)" ;;
-  esac
-  note "$name" "$res  [${took} s]"
-  return $rc
-}
-
 TESTS=(test_cuda_collectives test_cuda_streams test_cuda_threads test_cuda_copy_lock test_cuda_view
        test_cuda_graphs test_cuda_timeout test_cuda_abort)
 rm -rf "$SB" && cp -r "$BEFORE" "$SB" && cp src/native-cuda/tests/symmem_bench.cpp "$SB/tests/"
@@ -79,12 +57,14 @@ build() {  # build DIR SRC JOBS EXTRA_CMAKE TARGETS...
     -DSYMMEM_CUDA=ON $extra || return 1
   cmake --build "$dir" -j"$jobs" --target "$@"
 }
+# qstep runs its command under timeout, which cannot run a shell function: this runs `build` in a bash.
+BUILD=(bash -c "$(declare -f build); GEN=(${GEN[*]}); build \"\$@\"" build)
 # cuda_kernels.cu is one long nvcc job per tree: the three trees side by side take about as long as one.
-qstep "build after (bench + 8 tests)" 150 build-after.log build "$BA" src/native-cuda 8 "" symmem_bench "${TESTS[@]}" &
+qstep "build after (bench + 8 tests)" 150 build-after.log "${BUILD[@]}" "$BA" src/native-cuda 8 "" symmem_bench "${TESTS[@]}" &
 P1=$!
-qstep "build before (main, bench)" 150 build-before.log build "$BB" "$SB" 4 "" symmem_bench &
+qstep "build before (main, bench)" 150 build-before.log "${BUILD[@]}" "$BB" "$SB" 4 "" symmem_bench &
 P2=$!
-qstep "build after with counters (bench)" 150 build-count.log build "$BC" src/native-cuda 4 -DSYMMEM_HOT_PATH_COUNTERS=ON symmem_bench &
+qstep "build after with counters (bench)" 150 build-count.log "${BUILD[@]}" "$BC" src/native-cuda 4 -DSYMMEM_HOT_PATH_COUNTERS=ON symmem_bench &
 P3=$!
 wait $P1; OK_A=$?; wait $P2; OK_B=$?; wait $P3; OK_C=$?
 # The background steps' table rows were lost with their subshells: add them here.
