@@ -62,7 +62,7 @@ def parse_native(text):
         t = line.split()
         if not t:
             continue
-        if t[0] == "NCCLBENCH" and len(t) == 7 and t[3].isdigit():
+        if t[0] == "NCCLBENCH" and len(t) >= 7 and t[3].isdigit():  # 8 with the slowest rank
             key, b = (t[1], t[2]), int(t[3])
             row = nccl.setdefault(key, {})
             row[b] = lower(row.get(b), number(t[4]))

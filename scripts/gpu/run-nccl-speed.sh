@@ -9,15 +9,18 @@
 #      communicator aborted, and a new communicator must work), correctness at world 2
 #   3. symmem_nccl_bench: NCCL's own C loop (ncclAllReduce on its own blocking communicator) beside
 #      symmem's C ABI call (symmem_nccl_all_reduce), plain cudaMalloc memory and NCCL_WIN_COLL_SYMMETRIC
-#      windows, in place and out of place, bf16 sum, 4 KiB..256 MiB by 4x, world = 2 (or 1)
+#      windows, in place and out of place, bf16 sum, 4 KiB..256 MiB by 4x, world = 2 (or 1); with 2+
+#      GPUs also both from a thread whose current device is another rank's (nccl-otherdev,
+#      abi-otherdev: what a switch of device costs NCCL's call, and symmem's)
 #   4. the same from Java: SYMMEM_BACKEND=nccl launch -n W bench allreduce --nccl (columns nccl,
 #      nccl-window in place, nccl-oop, nccl-window-oop out of place), timed as the native bench times
 #      (best of 2 rounds of ~100 ms, slowest rank), twice: C1 only (-XX:TieredStopAtLevel=1, what
 #      bin/symmem runs ranks with) and C2 (-XX:TieredStopAtLevel=4), so that C1's cost shows
 #   5. native test_nccl_fake (the deadline/abort logic, lever and watchdog included) and test_nccl_gpu
 #      (windows, 200 cycles, abort with a window registered) on the real NCCL
-#   6. LAST: the table (NCCL C loop | C ABI | Java C1 | Java C2, and the differences; host = µs a call
-#      costs the caller before the stream sync) and the steps
+#   6. LAST: the table (NCCL C loop | C ABI | both from another device | Java C1 | Java C2, and the
+#      differences; host = µs a call costs the caller before the stream sync; which rank was the
+#      slowest, whose time is reported) and the steps
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
 # libsymmem: pack again after any native change).
 #   bash scripts/gpu/run-nccl-speed.sh
@@ -105,8 +108,8 @@ import json, sys, os
 native = {}
 for line in open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []:
     p = line.split()
-    if len(p) == 7 and p[0] == "NCCLBENCH":
-        native[(p[1], p[2], int(p[3]))] = (float(p[4]), float(p[5]))
+    if len(p) >= 7 and p[0] == "NCCLBENCH":  # an 8th field: the slowest rank
+        native[(p[1], p[2], int(p[3]))] = (float(p[4]), float(p[5]), p[7] if len(p) > 7 else "?")
 keys = {"plain-oop": "nccl_oop", "plain-ip": "nccl", "window-oop": "nccl_window_oop", "window-ip": "nccl_window"}
 def java_run(path):  # (variant, bytes) -> (us per op, host us per call)
     out = {}
@@ -116,26 +119,32 @@ def java_run(path):  # (variant, bytes) -> (us per op, host us per call)
         for r in doc["allreduce"]:
             for v, k in keys.items():
                 if r.get(k + "_us") is not None:
-                    out[(v, r["bytes"])] = (r[k + "_us"], r.get(k + "_host_us"))
+                    rank = r.get(k + "_slowest_rank")
+                    out[(v, r["bytes"])] = (r[k + "_us"], r.get(k + "_host_us"), "?" if rank is None else str(rank))
     return out
 c1, c2 = java_run(sys.argv[2]), java_run(sys.argv[3])
 sizes = sorted({k[2] for k in native} | {k[1] for k in c1} | {k[1] for k in c2})
-fmt = "%-10s %10s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s  %s"
-print(fmt % ("variant", "bytes", "nccl C", "C ABI", "Java C1", "Java C2", "C1-nccl", "C2-nccl",
-             "host nccl", "host ABI", "host C1", "host C2", "Java <= nccl+1us (C1 C2)"))
+fmt = "%-10s %10s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %8s  %s"
+print(fmt % ("variant", "bytes", "nccl C", "C ABI", "nccl oth", "ABI oth", "Java C1", "Java C2", "C1-nccl", "C2-nccl",
+             "host nccl", "host ABI", "host oth", "host C1", "host C2", "slowest", "Java <= nccl+1us (C1 C2)"))
+print("oth: the native call from a thread whose current device is another GPU (set before the warm-up), host oth:"
+      " ABI oth's; slowest: the rank whose time is reported, for nccl, ABI, nccl oth, ABI oth / Java C1, C2")
 worst = {}
 f = lambda x: "%.2f" % x if x is not None else "-"
 d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
 for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
     for b in sizes:
         n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j1 = c1.get((v, b)); j2 = c2.get((v, b))
+        no = native.get((v, "nccl-otherdev", b)); ao = native.get((v, "abi-otherdev", b))
+        slowest = "".join(m[2] if m else "-" for m in (n, a, no, ao)) + "/" + "".join(m[2] if m else "-" for m in (j1, j2))
         n0 = n and n[0]
         ok = lambda j: "-" if j is None or n is None else ("ok" if j[0] <= n0 + 1.0 else "OVER")
         for name, j in (("C1", j1), ("C2", j2)):
             if j is not None and n is not None:
                 worst[(v, name)] = max(worst.get((v, name), -1e9), j[0] - n0)
-        print(fmt % (v, b, f(n0), f(a and a[0]), f(j1 and j1[0]), f(j2 and j2[0]), d(j1 and j1[0], n0), d(j2 and j2[0], n0),
-                     f(n and n[1]), f(a and a[1]), f(j1 and j1[1]), f(j2 and j2[1]), ok(j1) + " " + ok(j2)))
+        print(fmt % (v, b, f(n0), f(a and a[0]), f(no and no[0]), f(ao and ao[0]), f(j1 and j1[0]), f(j2 and j2[0]),
+                     d(j1 and j1[0], n0), d(j2 and j2[0], n0), f(n and n[1]), f(a and a[1]), f(ao and ao[1]),
+                     f(j1 and j1[1]), f(j2 and j2[1]), slowest, ok(j1) + " " + ok(j2)))
 for (v, name), w in worst.items():
     print("worst Java %s - nccl C, %s: %+.2f us" % (name, v, w))
 PY

@@ -49,6 +49,14 @@ class ParseNativeTest(unittest.TestCase):
         self.assertEqual(len(nccl), 8)
         self.assertIn("NCCL 2.28.9", meta["nccl"])
 
+    def test_nccl_lines_with_the_slowest_rank_count_and_other_device_lines_are_no_anchor(self):
+        _, nccl, _ = s.parse_native("NCCLBENCH plain-oop nccl 4096 8.52 2.500 12000 1\n"
+                                    "NCCLBENCH plain-oop nccl-otherdev 4096 8.90 2.700 12000 0\n")
+        self.assertEqual(nccl[("plain-oop", "nccl")][4 * KIB], 8.52)
+        self.assertEqual(("plain-oop", "nccl-otherdev") in nccl, True)
+        anchors = s.anchors_at(4 * KIB, nccl, {src: {} for src in s.TORCH_SOURCES})
+        self.assertEqual(anchors["NCCL plain"], 8.52)
+
 
 class SummaryTest(unittest.TestCase):
     def test_goals_follow_the_sizes(self):

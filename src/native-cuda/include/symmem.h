@@ -562,8 +562,9 @@ symmem_status symmem_nccl_unique_id(uint8_t* out_id);
 
 /* ncclCommInitRankConfig with blocking = 0, then ncclCommSplit into the blocking data communicator
  * (splitShare = 1), both waited for up to timeout_ms in all. device >= 0 is made
- * current for this and every later call on the communicator (the caller's current device is
- * restored); -1 uses the device current at this call and never sets one. label names the
+ * current for this and every later call on the communicator and stays the calling thread's current
+ * device afterwards, as with every symmem call on a GPU (set only where it differs; docs/nccl.md);
+ * -1 uses the device current at this call and never sets one. label names the
  * communicator in messages ("group 'world'"); NULL or "" gives "communicator of N ranks". */
 symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, int rank, int device,
                                          const char* label, int timeout_ms,

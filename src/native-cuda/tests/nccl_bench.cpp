@@ -4,6 +4,11 @@
 //   nccl  NCCL's own C loop: ncclAllReduce on a communicator from ncclCommInitRank (blocking, as an
 //         application would make it), called directly through dlsym
 //   abi   symmem_nccl_all_reduce on a communicator from symmem_nccl_comm_init_rank (deadlines, abort)
+//   nccl-otherdev, abi-otherdev  the same two from a thread whose current device is another GPU (the
+//         next rank's; what a thread that never chose one has: device 0), set before the warm-up.
+//         NCCL's blocking launch sets the communicator's device and restores the caller's on every
+//         call, so nccl-otherdev pays that switch in every call; symmem_nccl_* leave the thread on
+//         the communicator's device, so abi-otherdev pays it once, in the warm-up. Only with 2+ GPUs.
 // each on plain cudaMalloc memory and on NCCL_WIN_COLL_SYMMETRIC windows (nccl: ncclMemAlloc buffers
 // registered with ncclCommWindowRegister; abi: nccl-backend buffers registered with
 // symmem_nccl_window_register), in place and out of place. bf16 sum, one rank per GPU (world = the
@@ -12,8 +17,10 @@
 // Time per op = steady clock around N back-to-back calls on one stream + cudaStreamSynchronize, / N,
 // max over ranks; host = the same clock around the N calls alone, / N (what a call costs the caller).
 // The ranks start every measurement together (a barrier in shared memory); each (variant, api, size)
-// is measured in two rounds, nccl and abi alternating, and the lower time is kept.
-// Output: one line per measurement, "NCCLBENCH <variant> <api> <bytes> <us_per_op> <host_us> <iters>".
+// is measured in two rounds, the apis alternating, and the lower time is kept.
+// Output: one line per measurement,
+// "NCCLBENCH <variant> <api> <bytes> <us_per_op> <host_us> <iters> <slowest_rank>" (the rank whose
+// time per op was the largest, i.e. the one reported).
 // The library: SYMMEM_TEST_NCCL_LIB, else libnccl.so.2 through the loader path.
 #include <dlfcn.h>
 #include <sched.h>
@@ -92,6 +99,7 @@ double now_us() {
 struct Result {
   double us, host_us;
   long iters;
+  int slowest;  // the rank whose us is reported
 };
 
 // Times `call` as described at the top; every rank calls it with the same iteration count.
@@ -116,8 +124,9 @@ Result measure(int rank, int world, cudaStream_t stream, F call) {
   g_shared->us[rank] = (t2 - t0) / iters;
   g_shared->host_us[rank] = (t1 - t0) / iters;
   barrier(world);
-  Result r{0, 0, iters};
+  Result r{0, 0, iters, 0};
   for (int i = 0; i < world; ++i) {
+    if (g_shared->us[i] > r.us) r.slowest = i;
     r.us = std::max(r.us, g_shared->us[i]);
     r.host_us = std::max(r.host_us, g_shared->host_us[i]);
   }
@@ -127,6 +136,9 @@ Result measure(int rank, int world, cudaStream_t stream, F call) {
 
 int rank_main(int rank, int world, const std::vector<uint64_t>& sizes) {
   const int device = rank;
+  int ngpu = 0;
+  CUDA_OK(cudaGetDeviceCount(&ngpu));
+  const int other_device = ngpu >= 2 ? (device + 1) % ngpu : -1;  // for the -otherdev columns
   CUDA_OK(cudaSetDevice(device));
   RawNccl raw = load_raw();
   const char* cand[] = {nccl_test_library()};
@@ -187,23 +199,32 @@ int rank_main(int rank, int world, const std::vector<uint64_t>& sizes) {
   for (uint64_t bytes : sizes) {
     const size_t count = bytes / 2;
     for (const Variant& v : variants) {
-      Result best[2] = {{1e30, 1e30, 0}, {1e30, 1e30, 0}};
+      const char* apis[] = {"nccl", "abi", "nccl-otherdev", "abi-otherdev"};
+      const int napis = other_device >= 0 ? 4 : 2;
+      Result best[4];
+      for (Result& b : best) b = {1e30, 1e30, 0, 0};
       for (int round = 0; round < 2; ++round) {
-        Result n = measure(rank, world, stream, [&] {
-          if (raw.AllReduce(v.nccl_send, v.nccl_recv, count, kBf16, kSum, rc, stream) != 0)
-            TEST_FAIL("ncclAllReduce failed (%s, %llu bytes)", v.name, static_cast<unsigned long long>(bytes));
-        });
-        Result a = measure(rank, world, stream, [&] {
-          CHECK_OK(symmem_nccl_all_reduce(ac, v.abi_send, v.abi_recv, count, kBf16, kSum, stream, kTimeoutMs));
-        });
-        if (n.us < best[0].us) best[0] = n;
-        if (a.us < best[1].us) best[1] = a;
+        for (int i = 0; i < napis; ++i) {
+          // The thread's current device before the warm-up: its own, or another GPU's.
+          CUDA_OK(cudaSetDevice(i < 2 ? device : other_device));
+          const bool raw_api = i % 2 == 0;
+          Result r = measure(rank, world, stream, [&] {
+            if (raw_api) {
+              if (raw.AllReduce(v.nccl_send, v.nccl_recv, count, kBf16, kSum, rc, stream) != 0)
+                TEST_FAIL("ncclAllReduce failed (%s, %llu bytes)", v.name, static_cast<unsigned long long>(bytes));
+            } else {
+              CHECK_OK(symmem_nccl_all_reduce(ac, v.abi_send, v.abi_recv, count, kBf16, kSum, stream, kTimeoutMs));
+            }
+          });
+          if (r.us < best[i].us) best[i] = r;
+        }
       }
+      CUDA_OK(cudaSetDevice(device));
       if (rank == 0) {
-        const char* apis[] = {"nccl", "abi"};
-        for (int i = 0; i < 2; ++i)
-          std::printf("NCCLBENCH %s %s %llu %.2f %.3f %ld\n", v.name, apis[i], static_cast<unsigned long long>(bytes),
-                      best[i].us, best[i].host_us, best[i].iters);
+        for (int i = 0; i < napis; ++i)
+          std::printf("NCCLBENCH %s %s %llu %.2f %.3f %ld %d\n", v.name, apis[i],
+                      static_cast<unsigned long long>(bytes), best[i].us, best[i].host_us, best[i].iters,
+                      best[i].slowest);
         std::fflush(stdout);
       }
     }

@@ -1,6 +1,7 @@
 // symmem_bench: all-reduce latency and bus bandwidth of the cuda (or nvshmem) backend, one forked rank
 // per GPU.
 //   symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
+//                [--streams both|own|sym]
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
@@ -8,6 +9,12 @@
 // Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
 // over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place) and
 // the latency of barrier_on_stream.
+// Host enqueue: the CPU time per call of the same back-to-back loop, on a stream the program made
+// with cudaStreamCreate (foreign to symmem: each launch also records the buffer's order event) and
+// on one made by symmem_stream_create (what the Java façade passes: the launch alone).
+// --streams own|sym runs every loop on that one stream only (for counting a stream's calls with
+// -DSYMMEM_HOT_PATH_COUNTERS=ON); both (the default) times on the own stream and adds the host
+// column of the symmem stream.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -24,8 +31,10 @@ static const int kMaxSizes = 32;
 struct Shared {
   double us[8][kMaxSizes][kVariants];  // [rank][size][variant]
   double host_us[8][kMaxSizes][kVariants];  // CPU time per call while enqueuing (launch cost)
+  double host_sym_us[8][kMaxSizes][kVariants];  // the same on a symmem_stream_create stream
   double barrier_us[8];
   double barrier_host_us[8];  // CPU time per barrier_on_stream call (enqueue only)
+  double barrier_host_sym_us[8];  // the same on a symmem_stream_create stream
   int auto_algo[kMaxSizes];
   int auto_algo_ip[kMaxSizes];
 };
@@ -56,6 +65,7 @@ int main(int argc, char** argv) {
   bool nvshmem = false;
   uint64_t max_bytes = 256ull << 20;
   int dtype = SYMMEM_BFLOAT16;
+  std::string streams = "both";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--world" && i + 1 < argc) world = std::atoi(argv[++i]);
@@ -70,9 +80,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       nvshmem = be == "nvshmem";
+    } else if (a == "--streams" && i + 1 < argc && (std::string(argv[i + 1]) == "both" ||
+                                                    std::string(argv[i + 1]) == "own" ||
+                                                    std::string(argv[i + 1]) == "sym")) {
+      streams = argv[++i];
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--max-bytes B] [--dtype bf16|fp16|fp32] "
-                           "[--backend cuda|nvshmem]\n");
+                           "[--backend cuda|nvshmem] [--streams both|own|sym]\n");
       return 2;
     }
   }
@@ -101,6 +115,10 @@ int main(int argc, char** argv) {
                                : make_cuda_buffer("bench", rank, world, rank, max_bytes, &be);
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void* sym_stream = nullptr;
+    CHECK_OK(symmem_stream_create(be, &sym_stream));
+    if (streams == "sym") s = static_cast<cudaStream_t>(sym_stream);
+    const bool both = streams == "both";
     void* out = nullptr;
     CUDA_OK(cudaMalloc(&out, max_bytes));
     // Non-zero data (bf16 1.0 pairs / fp32 ~1.0): never time on zeros.
@@ -118,7 +136,7 @@ int main(int argc, char** argv) {
       if (rank == 0) sh->auto_algo_ip[si] = chosen;
       for (int v = 0; v < kVariants; ++v) {
         if (v == kOneIp && bytes > symmem_one_shot_in_place_max_bytes(b)) continue;
-        auto op = [&]() {
+        auto op_on = [&](void* s) {
           switch (v) {
             case kOne: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
             case kTwo: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
@@ -130,6 +148,7 @@ int main(int argc, char** argv) {
             default: return symmem_reduce_scatter(b, symmem_dtype(dtype), SYMMEM_SUM, count / world, out, s, timeout);
           }
         };
+        auto op = [&]() { return op_on(s); };
         for (int i = 0; i < 5; ++i) CHECK_OK(op());
         CHECK_OK(symmem_stream_synchronize(b, s));
         CHECK_OK(symmem_barrier(b, 0, timeout));
@@ -143,6 +162,14 @@ int main(int argc, char** argv) {
         float ms = 0;
         CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
         sh->us[rank][si][v] = ms * 1000.0 / iters;
+        if (!both || (v != kOne && v != kTwo && v != kAuto)) continue;
+        // The host column again on a symmem stream (the GPU time is the one above).
+        CHECK_OK(symmem_barrier(b, 0, timeout));
+        const auto p0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < iters; ++i) CHECK_OK(op_on(sym_stream));
+        sh->host_sym_us[rank][si][v] =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - p0).count() / iters;
+        CHECK_OK(symmem_stream_synchronize(b, sym_stream));
       }
     }
     // Barrier latency: back-to-back barrier_on_stream.
@@ -161,6 +188,13 @@ int main(int argc, char** argv) {
     CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
     sh->barrier_us[rank] = ms * 1000.0 / n;
     CHECK_OK(symmem_barrier(b, 0, timeout));
+    const auto g0 = std::chrono::steady_clock::now();
+    for (int i = 0; both && i < n; ++i) CHECK_OK(symmem_barrier_on_stream(b, 1, sym_stream, timeout));
+    sh->barrier_host_sym_us[rank] =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - g0).count() / n;
+    CHECK_OK(symmem_stream_synchronize(b, sym_stream));
+    CHECK_OK(symmem_barrier(b, 0, timeout));
+    CHECK_OK(symmem_stream_destroy(be, sym_stream));
     CUDA_OK(cudaFree(out));
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
@@ -197,21 +231,27 @@ int main(int argc, char** argv) {
   }
   // Host time per call while enqueuing: when it is close to the time per op above, the GPU waited for
   // launches (launch-bound) and the figure is the CPU's, not the kernel's.
-  std::printf("host enqueue per call (us, max over ranks): one-shot, two-shot, auto\n");
+  std::printf("host enqueue per call (us, max over ranks): one-shot, two-shot, auto on the program's "
+              "cudaStreamCreate stream | the same on a symmem_stream_create stream\n");
   for (size_t si = 0; si < sizes.size() && sizes[si] <= (8u << 20); ++si) {
-    double h[3] = {0, 0, 0};
+    double h[3] = {0, 0, 0}, hs[3] = {0, 0, 0};
     const int vs[3] = {kOne, kTwo, kAuto};
     for (int k = 0; k < 3; ++k)
-      for (int r = 0; r < world; ++r) h[k] = std::max(h[k], sh->host_us[r][si][vs[k]]);
-    std::printf("  host %10llu %8.2f %8.2f %8.2f\n", (unsigned long long)sizes[si], h[0], h[1], h[2]);
+      for (int r = 0; r < world; ++r) {
+        h[k] = std::max(h[k], sh->host_us[r][si][vs[k]]);
+        hs[k] = std::max(hs[k], sh->host_sym_us[r][si][vs[k]]);
+      }
+    std::printf("  host %10llu %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f\n", (unsigned long long)sizes[si],
+                h[0], h[1], h[2], hs[0], hs[1], hs[2]);
   }
-  double bar = 0, bar_host = 0;
+  double bar = 0, bar_host = 0, bar_host_sym = 0;
   for (int r = 0; r < world; ++r) {
     bar = std::max(bar, sh->barrier_us[r]);
     bar_host = std::max(bar_host, sh->barrier_host_us[r]);
+    bar_host_sym = std::max(bar_host_sym, sh->barrier_host_sym_us[r]);
   }
-  std::printf("barrier_on_stream: %.2f us (max over ranks); host enqueue %.2f us per call\n", bar,
-              bar_host);
+  std::printf("barrier_on_stream: %.2f us (max over ranks); host enqueue %.2f us per call | %.2f on "
+              "a symmem stream\n", bar, bar_host, bar_host_sym);
   // The kernel tuning in effect (cuda_kernels.cu, SYMMEM_CUDA_*).
   for (const char* k : {"SYMMEM_CUDA_PDL", "SYMMEM_CUDA_PUSH_MAX_BYTES", "SYMMEM_CUDA_MIN_THREADS",
                         "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS"})

@@ -1,6 +1,7 @@
 // The nccl backend and NCCL windows on a real NCCL and GPU: buffers from ncclMemAlloc shared by fd,
 // symmem's own all-reduce on them, the buffer registered as an NCCL_WIN_COLL_SYMMETRIC window and
-// NCCL's all-reduce on its data, free refused while the window lives, deregister then free, 200
+// NCCL's all-reduce on its data (called from a thread on another GPU, which it leaves on the
+// communicator's), free refused while the window lives, deregister then free, 200
 // alloc/register/free cycles without leaking device memory, a cuda-backend buffer registered too,
 // and NCCL_CUMEM_ENABLE=0: the nccl backend's message, and NCCL's "no window" answer reported as
 // unsupported where NCCL gives it (NCCL 2.28.9 at world 1 was seen to give a window regardless).
@@ -93,7 +94,17 @@ int rank_main(int rank, int world, int uid_pipe[2]) {
   CHECK_ERROR_HAS("still registered");
   fill(b, rank, count);
   void* data = symmem_buffer_ptr(b, SYMMEM_RANK_SELF);
+  // Called from a thread on another GPU (where there is one), the collective runs on the
+  // communicator's device and leaves it the thread's current device (docs/nccl.md).
+  int ngpu = 0;
+  CUDA_OK(cudaGetDeviceCount(&ngpu));
+  if (ngpu >= 2) CUDA_OK(cudaSetDevice((device + 1) % ngpu));
   CHECK_OK(symmem_nccl_all_reduce(comm, data, data, count, 7 /* fp32 */, 0 /* sum */, nullptr, 60000));
+  int current = -1;
+  CUDA_OK(cudaGetDevice(&current));
+  if (current != device)
+    TEST_FAIL("after symmem_nccl_all_reduce the thread's current device is %d, expected the communicator's %d",
+              current, device);
   CHECK_OK(symmem_nccl_comm_synchronize(comm, nullptr, 60000));
   check_sum(read_back(b, count), world, "NCCL all-reduce on the symmetric window");
   CHECK_OK(symmem_nccl_window_deregister(win, 60000));

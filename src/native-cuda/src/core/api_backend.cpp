@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/backend.h"
+#include "core/hot_count.h"
 #include "core/tunables.h"
 #include "core/validate.h"
 
@@ -41,6 +42,7 @@ symmem_status symmem_backend_close(symmem_backend* backend) {
     backend->locals.clear();
   }
   delete backend;  // NULL is a no-op
+  hot::report();  // only in a build with SYMMEM_HOT_PATH_COUNTERS
   return SYMMEM_OK;
 }
 

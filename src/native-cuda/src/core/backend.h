@@ -24,6 +24,9 @@ struct symmem_buffer {
   virtual int rank() const = 0;       // -1 before import
   virtual int world() const = 0;      // 0 before import
   bool imported() const { return world() > 0; }
+  // True for a BufferView (core/buffer_view.h): asked by every call (one_caller), so a virtual
+  // call instead of a failing dynamic_cast, which walks the type's bases.
+  virtual bool is_view() const { return false; }
 
   // r is SYMMEM_RANK_SELF or, after import, 0..world-1.
   virtual void* ptr(int r) = 0;

@@ -16,7 +16,8 @@ class BufferView final : public symmem_buffer {
   BufferView(symmem_buffer* segment, uint64_t offset, uint64_t size);
   ~BufferView() override;
 
-  static bool is_view(const symmem_buffer* b) { return dynamic_cast<const BufferView*>(b) != nullptr; }
+  static bool is_view(const symmem_buffer* b) { return b->is_view(); }
+  bool is_view() const override { return true; }
   uint64_t offset() const { return offset_; }
 
   symmem_status export_fd(int* out_fd) override;

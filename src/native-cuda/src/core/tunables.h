@@ -23,6 +23,7 @@ enum class Tunable : int {
   kCudaTwoShotMinBytes,
   kCudaTwoShotIpMinBytes,
   kCudaLoadKernels,
+  kCudaDirectLaunch,
   kCount
 };
 
@@ -70,6 +71,9 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_LOAD_KERNELS", "cuda", 0, 1, 1,
      "1 loads every kernel at the process's first buffer on a device, 0 leaves each to its first "
      "launch (CUDA's lazy loading, which can then wait for other threads' spinning collectives)"},
+    {"SYMMEM_CUDA_DIRECT_LAUNCH", "cuda", 0, 1, 1,
+     "1 launches each kernel through the driver (cuLaunchKernelEx) with its function looked up "
+     "once per device, 0 through the runtime's cudaLaunchKernelEx"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

@@ -22,12 +22,15 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <utility>
 
 #include "core/dispatch.h"
+#include "core/hot_count.h"
 #include "core/tunables.h"
+#include "cuda/driver.h"
 #include "cuda/kernels.h"
 
 namespace symmem::cuda {
@@ -533,11 +536,90 @@ __global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_
 }
 
 // ---- launch helpers -----------------------------------------------------------------------------
-// Launches kernel k, with programmatic dependent launch unless SYMMEM_CUDA_PDL=0 (or the launch
+// The runtime's cudaLaunchKernelEx finds the kernel's function for the current context on every
+// call (a lookup keyed by the host stub) and then calls the driver's cuLaunchKernelEx. Here each
+// kernel's function is looked up once per device (cudaGetFuncBySymbol, as NCCL's enqueue does) and
+// launched through the driver directly: the same launch without the lookup. Anything the driver
+// refuses (a stale function after a device reset, an older driver) goes the runtime's way, which
+// reports the error as before; the slot is cleared so that the next call looks the function up
+// again. The legacy default stream (NULL) always goes the runtime's way, which knows whether this
+// library was built with per-thread default streams.
+constexpr int kMaxLaunchDevices = 64;
+
+template <auto K>
+std::atomic<CUfunction>& function_slot(int device) {
+  static std::atomic<CUfunction> slots[kMaxLaunchDevices];  // static storage: all null
+  return slots[device];
+}
+
+template <auto K>
+CUfunction driver_function(int device) {
+  if (device < 0 || device >= kMaxLaunchDevices) return nullptr;
+  std::atomic<CUfunction>& slot = function_slot<K>(device);
+  CUfunction f = slot.load(std::memory_order_acquire);
+  if (f != nullptr) return f;
+  cudaFunction_t rf = nullptr;
+  if (cudaGetFuncBySymbol(&rf, reinterpret_cast<const void*>(K)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  f = reinterpret_cast<CUfunction>(rf);
+  slot.store(f, std::memory_order_release);
+  return f;
+}
+
+const Driver* launch_driver() {
+  static const Driver* d = [] {
+    const Driver* t = nullptr;
+    return driver(&t) == SYMMEM_OK ? t : nullptr;
+  }();
+  return d;
+}
+
+// One launch through the driver; false: not launched (the caller takes the runtime's way).
+template <auto K, class... P, class... A>
+bool launch_direct(void (*)(P...), int blocks, int threads, cudaStream_t s, A&&... args) {
+  const Driver* d = launch_driver();
+  if (d == nullptr || d->LaunchKernelEx == nullptr) return false;
+  const int device = t_launch_device;
+  const CUfunction f = driver_function<K>(device);
+  if (f == nullptr) return false;
+  // As the runtime's cudaLaunchKernelEx: each argument converted to the kernel's parameter type,
+  // then one pointer per parameter.
+  const CUresult r = [&](P... coerced) {
+    void* params[] = {&coerced...};
+    CUlaunchAttribute attr[1];
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr[0].value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = static_cast<unsigned>(blocks);
+    cfg.gridDimY = 1;
+    cfg.gridDimZ = 1;
+    cfg.blockDimX = static_cast<unsigned>(threads);
+    cfg.blockDimY = 1;
+    cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = 0;
+    cfg.hStream = reinterpret_cast<CUstream>(s);
+    cfg.attrs = attr;
+    cfg.numAttrs = tuning().pdl ? 1 : 0;
+    return d->LaunchKernelEx(&cfg, f, params, nullptr);
+  }(std::forward<A>(args)...);
+  if (r == CUDA_SUCCESS) return true;
+  function_slot<K>(device).store(nullptr, std::memory_order_release);
+  return false;
+}
+
+// Launches kernel K, with programmatic dependent launch unless SYMMEM_CUDA_PDL=0 (or the launch
 // with the attribute is refused: then a plain launch).
-template <class... P, class... A>
-cudaError_t launch(void (*k)(P...), int blocks, int threads, cudaStream_t s, A&&... args) {
-  if (tuning().pdl) {
+template <auto K, class... A>
+cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
+  const Tuning& tu = tuning();
+  if (tu.direct_launch && s != nullptr && launch_direct<K>(K, blocks, threads, s, args...)) {
+    SYMMEM_HOT_COUNT(kLaunchDriver);
+    return cudaSuccess;
+  }
+  SYMMEM_HOT_COUNT(kLaunchRuntime);
+  if (tu.pdl) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads);
@@ -548,10 +630,10 @@ cudaError_t launch(void (*k)(P...), int blocks, int threads, cudaStream_t s, A&&
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, k, std::forward<A>(args)...) == cudaSuccess) return cudaSuccess;
+    if (cudaLaunchKernelEx(&cfg, K, std::forward<A>(args)...) == cudaSuccess) return cudaSuccess;
     (void)cudaGetLastError();
   }
-  k<<<blocks, threads, 0, s>>>(std::forward<A>(args)...);
+  K<<<blocks, threads, 0, s>>>(std::forward<A>(args)...);
   return cudaGetLastError();
 }
 
@@ -604,22 +686,22 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     const uint64_t bytes = count * sizeof(T);
     if (bytes <= cap && bytes <= tu.push_max_bytes) {
       if (out == nullptr)
-        return launch(one_shot_push_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+        return launch<one_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
                       static_cast<T*>(nullptr), sdelta, cap);
-      return launch(one_shot_push_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out,
+      return launch<one_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out,
                     sdelta, cap);
     }
     if (out == nullptr)
-      return launch(one_shot_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+      return launch<one_shot_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
                     static_cast<T*>(nullptr));
-    return launch(one_shot_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out);
+    return launch<one_shot_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
   }
   Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
   const int unroll2 = tu.unroll >= 2 ? 1 : 0;
   if (out == nullptr)
-    return launch(two_shot_kernel<T, N, OP, true>, g.blocks, g.threads, s, a, count,
+    return launch<two_shot_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
                   static_cast<T*>(nullptr), unroll2);
-  return launch(two_shot_kernel<T, N, OP, false>, g.blocks, g.threads, s, a, count, out, unroll2);
+  return launch<two_shot_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out, unroll2);
 }
 
 template <class F>
@@ -644,9 +726,9 @@ template <class T, int N>
 cudaError_t all_gather_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
   if (out == nullptr)
-    return launch(all_gather_kernel<T, N, true>, g.blocks, g.threads, s, a, count,
+    return launch<all_gather_kernel<T, N, true>>(g.blocks, g.threads, s, a, count,
                   static_cast<T*>(nullptr));
-  return launch(all_gather_kernel<T, N, false>, g.blocks, g.threads, s, a, count, out);
+  return launch<all_gather_kernel<T, N, false>>(g.blocks, g.threads, s, a, count, out);
 }
 
 template <class T>
@@ -660,7 +742,7 @@ cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStre
 template <class T, int N, int OP>
 cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
-  return launch(reduce_scatter_kernel<T, N, OP>, g.blocks, g.threads, s, a, count, out);
+  return launch<reduce_scatter_kernel<T, N, OP>>(g.blocks, g.threads, s, a, count, out);
 }
 
 template <class T>
@@ -717,6 +799,8 @@ static_assert(kTunableSpecs[static_cast<int>(Tunable::kCudaOneShotBlocks)].hi ==
                   kTunableSpecs[static_cast<int>(Tunable::kCudaTwoShotBlocks)].hi == kMaxBlocks,
               "the block-count tunables stop at the most blocks the flags have room for");
 
+thread_local int t_launch_device = -1;
+
 const Tuning& tuning() {
   // symmem_backend_open checked these values (core/tunables.cpp holds their ranges and defaults).
   auto get = [](Tunable t) { return static_cast<int>(tunable_value(t)); };
@@ -726,7 +810,8 @@ const Tuning& tuning() {
                         get(Tunable::kCudaMinThreads),
                         get(Tunable::kCudaPdl),
                         tunable_or(Tunable::kCudaPushMaxBytes, ~uint64_t{0}),
-                        get(Tunable::kCudaUnroll)};
+                        get(Tunable::kCudaUnroll),
+                        get(Tunable::kCudaDirectLaunch)};
   return t;
 }
 
@@ -736,18 +821,18 @@ uint64_t one_shot_in_place_max_bytes() {
 }
 
 cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s) {
-  return launch(put_signal_kernel, 1, 32, s, a);
+  return launch<put_signal_kernel>(1, 32, s, a);
 }
 cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s) {
-  return launch(wait_signal_kernel, 1, 32, s, a);
+  return launch<wait_signal_kernel>(1, 32, s, a);
 }
 cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s) {
-  return launch(barrier_kernel, 1, (a.world + 31) / 32 * 32, s, a);
+  return launch<barrier_kernel>(1, (a.world + 31) / 32 * 32, s, a);
 }
 cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStream_t s) {
   uint64_t blocks = (count + 511) / 512;
   if (blocks > 1024) blocks = 1024;
-  return launch(memset32_kernel, static_cast<int>(blocks), 512, s, p, value, count);
+  return launch<memset32_kernel>(static_cast<int>(blocks), 512, s, p, value, count);
 }
 
 cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t count, void* out,

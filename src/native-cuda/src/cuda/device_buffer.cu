@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "core/abort.h"
+#include "core/hot_count.h"
 #include "core/status.h"
 #include "core/tunables.h"
 #include "cuda/graph.h"
@@ -144,8 +145,27 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   return SYMMEM_OK;
 }
 
+namespace {
+// The device this thread last made current through set_device: its primary context is current
+// on this thread from then on, unless the caller switches devices (which cudaGetDevice sees).
+thread_local int t_device_set = -1;
+}  // namespace
+
+// Every call on a buffer runs here first. cudaSetDevice makes the primary context current even
+// when it already is (a driver call each time); cudaGetDevice only reads the runtime's state of
+// this thread. The device is confirmed that way on every call, not only remembered: the caller
+// may switch devices (torch, its own cudaSetDevice) between two of ours. A thread that never came
+// through here gets the real cudaSetDevice once, so the context is current for the driver calls
+// (cuLaunchKernelEx, cuStreamWriteValue32) that follow.
 symmem_status DeviceBuffer::set_device() {
+  int current = -1;
+  t_launch_device = device_;
+  SYMMEM_HOT_COUNT(kGetDevice);
+  if (t_device_set == device_ && cudaGetDevice(&current) == cudaSuccess && current == device_)
+    return SYMMEM_OK;
+  SYMMEM_HOT_COUNT(kSetDevice);
   SYMMEM_RT(cudaSetDevice(device_), "cudaSetDevice(%d)", device_);
+  t_device_set = device_;
   return SYMMEM_OK;
 }
 
@@ -359,6 +379,7 @@ bool DeviceBuffer::stream_known_locked(void* s) const {
 
 bool DeviceBuffer::stream_known(void* s) const {
   if (s == nullptr || s == static_cast<void*>(stream_)) return true;  // no lock for these two
+  SYMMEM_HOT_COUNT(kStreamsLock);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
   return stream_known_locked(s);
 }
@@ -366,6 +387,7 @@ bool DeviceBuffer::stream_known(void* s) const {
 template <class Launch>
 symmem_status DeviceBuffer::ordered(void* s, Launch&& launch) {
   std::lock_guard<std::mutex> order(order_mu_);  // copies read the order too (finish_own_work)
+  SYMMEM_HOT_COUNT(kOrderedLaunches);
   if (s == last_launch_stream_ && last_order_ == Order::kLazy) {
     // The hot path: the same stream as the previous launch, one symmem knows; stream order holds,
     // and nothing but the launch reaches CUDA. When that stream is capturing, the launch is
@@ -390,12 +412,14 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
   auto stream = static_cast<cudaStream_t>(s);
   if (last_order_ == Order::kRecorded) {
     // Recorded only on streams that were not capturing: an event of eager work.
+    SYMMEM_HOT_COUNT(kStreamWaitEvent);
     SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
               "cudaStreamWaitEvent (ordering the buffer's work across streams)");
     return SYMMEM_OK;
   }
   // The last launch went to a stream symmem knows: mark its end only now that another stream
   // comes (launches on one stream need no event).
+  SYMMEM_HOT_COUNT(kStreamsLock);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
   if (!stream_known_locked(last_launch_stream_)) return SYMMEM_OK;
   auto last = static_cast<cudaStream_t>(last_launch_stream_);
@@ -408,7 +432,9 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
                 "end the capture first, or issue this call on the capturing stream",
                 last_launch_stream_, s);
   SYMMEM_TRY(ensure_order_event());
+  SYMMEM_HOT_COUNT(kEventRecord);
   SYMMEM_RT(cudaEventRecord(last_launch_, last), "cudaEventRecord (buffer order)");
+  SYMMEM_HOT_COUNT(kStreamWaitEvent);
   SYMMEM_RT(cudaStreamWaitEvent(stream, last_launch_, 0),
             "cudaStreamWaitEvent (ordering the buffer's work across streams)");
   return SYMMEM_OK;
@@ -416,14 +442,19 @@ symmem_status DeviceBuffer::order_before(void* s, bool* capturing) {
 
 symmem_status DeviceBuffer::order_after(void* s) {
   const bool same_known_stream = s == last_launch_stream_ && last_order_ == Order::kLazy;
+  // The same stream as last time, found foreign then: still foreign (a handle that symmem_stream_
+  // create handed out since would be a recycled one, and recording on it is merely cautious), so
+  // the process-wide streams lock is not taken again for it.
+  const bool same_foreign_stream = s == last_launch_stream_ && last_order_ == Order::kRecorded;
   last_launch_stream_ = s;
   if (same_known_stream) return SYMMEM_OK;
-  if (stream_known(s)) {
+  if (!same_foreign_stream && stream_known(s)) {
     last_order_ = Order::kLazy;
     return SYMMEM_OK;
   }
   // A stream symmem did not make may be destroyed without symmem knowing: record now.
   SYMMEM_TRY(ensure_order_event());
+  SYMMEM_HOT_COUNT(kEventRecord);
   SYMMEM_RT(cudaEventRecord(last_launch_, static_cast<cudaStream_t>(s)),
             "cudaEventRecord (buffer order)");
   last_order_ = Order::kRecorded;
@@ -629,7 +660,11 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
   const uint64_t push_capacity =
       pad_region_ > kScratchOff ? (pad_region_ - kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
-  const uint64_t min_two_shot_ip = tunable_or(Tunable::kCudaTwoShotIpMinBytes, push_capacity + 1);
+  // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
+  // fallback depends on the buffer.
+  static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
+  static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
+  const uint64_t min_two_shot_ip = min_two_shot_ip_set ? min_two_shot_ip_env : push_capacity + 1;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:

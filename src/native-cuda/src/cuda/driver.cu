@@ -66,6 +66,7 @@ symmem_status driver(const Driver** out) {
     SYMMEM_GET(MemSetAccess, cuMemSetAccess);
     SYMMEM_GET(MemGetAllocationPropertiesFromHandle, cuMemGetAllocationPropertiesFromHandle);
     SYMMEM_GET(StreamWriteValue32, cuStreamWriteValue32);
+    SYMMEM_GET(LaunchKernelEx, cuLaunchKernelEx);
 #undef SYMMEM_GET
   });
   if (status != SYMMEM_OK) return fail(status, "%s", error.c_str());

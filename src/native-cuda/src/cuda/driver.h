@@ -27,6 +27,7 @@ struct Driver {
   decltype(&::cuMemSetAccess) MemSetAccess = nullptr;
   decltype(&::cuMemGetAllocationPropertiesFromHandle) MemGetAllocationPropertiesFromHandle = nullptr;
   decltype(&::cuStreamWriteValue32) StreamWriteValue32 = nullptr;
+  decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
 };
 
 // Resolves the table once (thread-safe). On failure: SYMMEM_ERR_NO_DEVICE / SYSTEM with a message

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/hot_count.h"
 #include "cuda/device_buffer.h"
 #include "cuda/driver.h"
 
@@ -173,6 +174,7 @@ symmem_status stream_capturing(void* s, bool* capturing, const char* what) {
   *capturing = false;
   if (s == nullptr) return SYMMEM_OK;
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  SYMMEM_HOT_COUNT(kIsCapturing);
   SYMMEM_RT(cudaStreamIsCapturing(static_cast<cudaStream_t>(s), &st),
             "%s: cudaStreamIsCapturing(stream %p)", what, s);
   *capturing = st != cudaStreamCaptureStatusNone;

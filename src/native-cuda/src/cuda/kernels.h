@@ -37,7 +37,12 @@ struct Tuning {
                             // scratch's capacity); 0: always pull
   int unroll;            // two-shot: items per thread per pass (1 or 2; 2 measured slower at
                          // 256 MiB in place and 8 MiB out of place, so 1)
+  int direct_launch;     // 1: cuLaunchKernelEx with the function looked up once per device
 };
+
+// The device whose primary context DeviceBuffer::set_device made current on this thread, before
+// every launch: the launchers keep each kernel's driver function per device.
+extern thread_local int t_launch_device;
 const Tuning& tuning();
 
 }  // namespace symmem::cuda

@@ -72,7 +72,8 @@ std::vector<symmem_nccl_comm*> g_registry;
 namespace {
 
 // ncclCommAbort on `comm` with c's device current. Success or ncclInProgress both mean the abort has
-// started; either way the handle is gone.
+// started; either way the handle is gone. Unlike use_device it restores the thread's device: it runs
+// on whichever thread aborts (the watchdog, the liveness path), not on one working on c.
 void abort_handle(const Api* a, const symmem_nccl_comm* c, nccl_comm_t comm) {
   if (comm == nullptr || a == nullptr) return;
   int prev = -1;
@@ -365,8 +366,8 @@ symmem_status run_collective(symmem_nccl_comm* c, const CollArgs& x, int timeout
     if (symmem_status s = usable(c, describe(x)); s != SYMMEM_OK) return s;
   }
   Deadline deadline(timeout_ms);
-  DeviceScope dev(c->device);
-  if (dev.error() != cudaSuccess) return fail_device(dev.error(), c->device, where(c, describe(x)));
+  if (cudaError_t e = use_device(c->device); e != cudaSuccess)
+    return fail_device(e, c->device, where(c, describe(x)));
   c->last_name = x.name;
   c->last_dtype = x.dtype;
   c->last_opcode = x.op;
@@ -451,9 +452,8 @@ symmem_status symmem_nccl_comm_init_rank(int nranks, const uint8_t* unique_id, i
                                                           (nranks == 1 ? " rank" : " ranks");
     std::string op = "ncclCommInitRank(device " + std::to_string(device) + ")";
     Deadline deadline(timeout_ms);
-    DeviceScope dev(device);
-    if (dev.error() != cudaSuccess) {
-      symmem_status s = fail_device(dev.error(), device, where(c, op));
+    if (cudaError_t e = use_device(device); e != cudaSuccess) {
+      symmem_status s = fail_device(e, device, where(c, op));
       delete c;
       return s;
     }
@@ -566,7 +566,7 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
       const Api* a = api();
       std::string op = "close";
       if (!comm->aborted && comm->handle != nullptr && a != nullptr) {
-        DeviceScope dev(comm->device);
+        (void)use_device(comm->device);
         if (aborted() || comm->abort_requested.load()) {
           // No finalize after an abort request: it would wait for peers that may be gone.
           abort_locked(comm, aborted() ? "symmem_abort: " + abort_reason() : requested_reason(comm));
@@ -619,7 +619,7 @@ symmem_status symmem_nccl_comm_destroy(symmem_nccl_comm* comm, int timeout_ms) {
       }
       orphan_windows(comm);  // NCCL released them with the communicator
       if (comm->event != nullptr) {
-        DeviceScope dev(comm->device);
+        (void)use_device(comm->device);
         cudaEventDestroy(comm->event);
         cudaGetLastError();
         comm->event = nullptr;
@@ -645,8 +645,8 @@ symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm* comm, void* stream,
     std::string op = last_op_text(comm);
     if (symmem_status s = usable(comm, op); s != SYMMEM_OK) return s;
     Deadline deadline(timeout_ms);
-    DeviceScope dev(comm->device);
-    if (dev.error() != cudaSuccess) return fail_device(dev.error(), comm->device, where(comm, op));
+    if (cudaError_t e = use_device(comm->device); e != cudaSuccess)
+      return fail_device(e, comm->device, where(comm, op));
     if (comm->event == nullptr) {
       cudaError_t e = cudaEventCreateWithFlags(&comm->event, cudaEventDisableTiming);
       if (e != cudaSuccess) {

@@ -67,31 +67,21 @@ symmem_status require_loaded(const char* call, const Api** out);
 symmem_status fail_nccl(int r, nccl_comm_t comm, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-// Makes the communicator's device current for the calls of one scope, and restores the caller's.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    if (device < 0) return;
-    if (cudaGetDevice(&prev_) != cudaSuccess) {
-      cudaGetLastError();
-      prev_ = -1;
-    }
-    if (prev_ != device) {
-      err_ = cudaSetDevice(device);
-      changed_ = err_ == cudaSuccess && prev_ >= 0;
-      if (err_ != cudaSuccess) cudaGetLastError();
-    }
-  }
-  ~DeviceScope() {
-    if (changed_) cudaSetDevice(prev_);
-  }
-  cudaError_t error() const { return err_; }
-
- private:
-  int prev_ = -1;
-  bool changed_ = false;
-  cudaError_t err_ = cudaSuccess;
-};
+// Makes `device` (>= 0; -1: the device current at init, nothing to do) the calling thread's current
+// device and LEAVES it current, as the cuda backend's calls do (DeviceBuffer::set_device): a thread
+// that keeps calling on one communicator pays one cudaGetDevice per call, where switching there and
+// back paid two cudaSetDevice per call on a thread whose device was another (NCCL's own blocking
+// launch then restores the caller's device too, so it would pay them again inside). No per-thread
+// cache of the device: the caller (or another library) may change it between calls, and a Java
+// virtual thread may run on another carrier thread at its next call.
+inline cudaError_t use_device(int device) {
+  if (device < 0) return cudaSuccess;
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) return cudaSuccess;
+  cudaError_t e = cudaSetDevice(device);
+  if (e != cudaSuccess) cudaGetLastError();  // not sticky: keep it out of the next call's status
+  return e;
+}
 
 symmem_status fail_device(cudaError_t e, int device, const std::string& what);
 

@@ -83,8 +83,8 @@ symmem_status symmem_nccl_window_register(symmem_nccl_comm* comm, symmem_buffer*
       return fail(SYMMEM_ERR_STATE, "%s: not inside an open group (call symmem_nccl_group_end first)",
                   where(comm, op).c_str());
     Deadline deadline(timeout_ms);
-    DeviceScope dev(comm->device);
-    if (dev.error() != cudaSuccess) return fail_device(dev.error(), comm->device, where(comm, op));
+    if (cudaError_t e = use_device(comm->device); e != cudaSuccess)
+      return fail_device(e, comm->device, where(comm, op));
     comm->last_op = op;
     comm->last_name = nullptr;
     nccl_window_t win = nullptr;
@@ -157,8 +157,8 @@ symmem_status symmem_nccl_window_deregister(symmem_nccl_window* window, int time
       return SYMMEM_OK;
     }
     Deadline deadline(timeout_ms);
-    DeviceScope dev(comm->device);
-    if (dev.error() != cudaSuccess) return fail_device(dev.error(), comm->device, where(comm, op));
+    if (cudaError_t e = use_device(comm->device); e != cudaSuccess)
+      return fail_device(e, comm->device, where(comm, op));
     comm->last_op = op;
     comm->last_name = nullptr;
     int r = call_busy(comm, deadline,

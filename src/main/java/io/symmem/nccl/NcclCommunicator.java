@@ -24,7 +24,8 @@ import java.util.Objects;
  * <p>Buffers are {@link NcclBuffer}s (a memory owner and a byte offset): device memory of a cuda
  * backend on this communicator's device. Every argument is checked here, before any native call,
  * and a bad one is an {@link IllegalArgumentException} naming it. Calls on one communicator are
- * serialised.
+ * serialised. A call leaves its thread's current CUDA device at this communicator's device (set only
+ * where it differs, never restored: a thread working on one GPU switches once; docs/nccl.md).
  */
 public final class NcclCommunicator implements AutoCloseable {
     /** SYMMEM_TIMEOUT_COLLECTIVE's default, used when the variable is unset. */

@@ -33,7 +33,7 @@ final class CollectiveBenchRunner {
      * NaN = not run), µs per call on the host before the synchronize, launches per round, what AUTO picked.
      */
     record Row(long bytes, Map<String, Double> micros, Map<String, Double> hostMicros, Map<String, Long> launches,
-            String autoPicks) {
+            Map<String, Integer> slowestRanks, String autoPicks) {
     }
 
     /**
@@ -73,21 +73,24 @@ final class CollectiveBenchRunner {
     }
 
     /** One size's measurements, column by column. */
-    private record Cells(Map<String, Double> micros, Map<String, Double> hostMicros, Map<String, Long> launches) {
+    private record Cells(Map<String, Double> micros, Map<String, Double> hostMicros, Map<String, Long> launches,
+            Map<String, Integer> slowestRanks) {
         Cells() {
-            this(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
+            this(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
         }
 
         void record(String column, LaunchTimer.Timing timing) {
             micros.put(column, timing.micros());
             hostMicros.put(column, timing.hostMicros());
             launches.put(column, timing.launches());
+            slowestRanks.put(column, timing.slowestRank());
         }
 
         void skip(String column) {
             micros.put(column, Double.NaN);
             hostMicros.put(column, Double.NaN);
             launches.put(column, 0L);
+            slowestRanks.put(column, -1);
         }
     }
 
@@ -121,7 +124,8 @@ final class CollectiveBenchRunner {
                             () -> nccl.windowOutOfPlace(count, dtype, op, stream)));
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
-                rows.add(new Row(count * s.dtype().bytes(), cells.micros(), cells.hostMicros(), cells.launches(), picks));
+                rows.add(new Row(count * s.dtype().bytes(), cells.micros(), cells.hostMicros(), cells.launches(),
+                        cells.slowestRanks(), picks));
             }
             barrierMicros = timer.time(memory, stream, plan,
                     () -> memory.nativeBuffer().barrier(BARRIER_CHANNEL, stream, runtime.config().timeout().barrier())).micros();
@@ -212,6 +216,8 @@ final class CollectiveBenchRunner {
                 double host = row.hostMicros().get(c);
                 r.put(key + "_host_us", Double.isNaN(host) ? null : host);
                 r.put(key + "_launches", row.launches().get(c));
+                int slowest = row.slowestRanks().get(c);
+                r.put(key + "_slowest_rank", slowest < 0 ? null : slowest);
             }
             r.put("auto_algo", row.autoPicks());
             list.add(r);

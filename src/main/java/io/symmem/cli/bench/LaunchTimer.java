@@ -52,8 +52,15 @@ final class LaunchTimer {
         }
     }
 
-    /** µs per op and µs per call on the host (before the synchronize) of the kept round, slowest rank. */
-    record Timing(double micros, double hostMicros, long launches) {
+    /**
+     * µs per op and µs per call on the host (before the synchronize) of the kept round, slowest rank; which rank that
+     * was (the largest µs per op; -1 where the ranks do not say).
+     */
+    record Timing(double micros, double hostMicros, long launches, int slowestRank) {
+    }
+
+    /** Element-wise the largest of every rank's values, and the rank whose first value was the largest (-1: unknown). */
+    record Agreement(double[] max, int slowestRank) {
     }
 
     /** What timing needs from the ranks of a bench. */
@@ -63,6 +70,11 @@ final class LaunchTimer {
 
         /** Element-wise the largest of every rank's values (collective: every rank calls it). */
         double[] maxOverRanks(double... values);
+
+        /** The same, saying which rank had the largest first value where it can tell. */
+        default Agreement agree(double... values) {
+            return new Agreement(maxOverRanks(values), -1);
+        }
     }
 
     private final StoreExchange exchange;
@@ -84,6 +96,11 @@ final class LaunchTimer {
             @Override
             public double[] maxOverRanks(double... values) {
                 return LaunchTimer.this.maxOverRanks(values);
+            }
+
+            @Override
+            public Agreement agree(double... values) {
+                return LaunchTimer.this.agree(values);
             }
         };
         return measure(plan, launch, () -> memory.synchronize(stream), ranks, System::nanoTime);
@@ -123,9 +140,9 @@ final class LaunchTimer {
             long t1 = nanoClock.getAsLong();
             synchronize.run();
             long t2 = nanoClock.getAsLong();
-            double[] slowest = ranks.maxOverRanks((t2 - t0) / 1e3 / n, (t1 - t0) / 1e3 / n);
-            if (best == null || slowest[0] < best.micros()) {
-                best = new Timing(slowest[0], slowest[1], n);
+            Agreement slowest = ranks.agree((t2 - t0) / 1e3 / n, (t1 - t0) / 1e3 / n);
+            if (best == null || slowest.max()[0] < best.micros()) {
+                best = new Timing(slowest.max()[0], slowest.max()[1], n, slowest.slowestRank());
             }
         }
         return best;
@@ -137,17 +154,29 @@ final class LaunchTimer {
 
     /** Element-wise the largest of every rank's values (a collective call: every rank of the exchange makes it). */
     double[] maxOverRanks(double... values) {
+        return agree(values).max();
+    }
+
+    /** {@link #maxOverRanks}, and the rank whose first value was the largest (the all-gather is in rank order). */
+    Agreement agree(double... values) {
         String mine = String.join(",", Arrays.stream(values).mapToObj(Double::toString).toList());
         List<byte[]> all = exchange.allGather(mine.getBytes(StandardCharsets.UTF_8), timeout).await()
                 .atMost(timeout.plusSeconds(5));
         double[] max = values.clone();
-        for (byte[] b : all) {
-            String[] theirs = new String(b, StandardCharsets.UTF_8).split(",");
+        int slowest = -1;
+        double largestFirst = Double.NEGATIVE_INFINITY;
+        for (int r = 0; r < all.size(); r++) {
+            String[] theirs = new String(all.get(r), StandardCharsets.UTF_8).split(",");
             for (int i = 0; i < max.length; i++) {
                 max[i] = Math.max(max[i], Double.parseDouble(theirs[i]));
             }
+            double first = Double.parseDouble(theirs[0]);
+            if (first > largestFirst) {
+                largestFirst = first;
+                slowest = r;
+            }
         }
-        return max;
+        return new Agreement(max, slowest);
     }
 
     /** The largest of every rank's value (collective). */

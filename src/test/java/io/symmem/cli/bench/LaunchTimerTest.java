@@ -68,6 +68,12 @@ class LaunchTimerTest {
             }
             return max;
         }
+
+        @Override
+        public LaunchTimer.Agreement agree(double... values) {
+            int slowest = otherRank.getFirst()[0] > values[0] ? 1 : 0;
+            return new LaunchTimer.Agreement(maxOverRanks(values), slowest);
+        }
     }
 
     @Test
@@ -86,6 +92,7 @@ class LaunchTimerTest {
         assertThat(ranks.mine.get(1)[0]).as("round 1 on this rank: 980 launches at 20 us, 3020 at 7, the drain")
                 .isCloseTo((980 * 20.0 + 3020 * 7.0 + 3.0) / 4000, within(1e-9));
         assertThat(t.micros()).as("round 2 is faster; rank 1 was the slower rank in it").isEqualTo(7.5);
+        assertThat(t.slowestRank()).as("the kept round's slowest rank").isEqualTo(1);
         assertThat(t.hostMicros()).as("host time of round 2, this rank's (before the drain)").isCloseTo(7.0, within(1e-9));
     }
 
