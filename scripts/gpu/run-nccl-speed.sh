@@ -24,6 +24,9 @@
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz made by scripts/gpu/pack.sh (it holds
 # libsymmem: pack again after any native change).
 #   bash scripts/gpu/run-nccl-speed.sh
+# Knobs for a shorter look at the small sizes: SIZES=4KiB,16KiB (Java's and the C loop's sizes),
+# JAVA_WARMUP_MS=1000 (the Java bench's --warmup-ms, default 20), CHECKS=0 (leaves out the abort,
+# hang and correctness checks and the native tests: only the benches run).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # NVLink multicast must never be used on the shared machines.
@@ -55,8 +58,14 @@ cat "$OUT/machine.txt"
     && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native.log" 2>&1 &
 BUILD_PID=$!
 
+SIZES=${SIZES:-4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB}
+JAVA_WARMUP_MS=${JAVA_WARMUP_MS:-20}
+CHECKS=${CHECKS:-1}
 # 2. deadlines and aborts (the app finds the pip NCCL through python3, as run-nccl.sh checks)
 export SYMMEM_BACKEND=cuda MASTER_PORT=29661
+if [[ $CHECKS == 0 ]]; then
+  note "deadline, abort and correctness checks" "NOT RUN (CHECKS=0)"
+else
 step "world 1: abort (init deadline 5 s, NativeCore.abort, recovery)" 90 abort.log "${SYMMEM[@]}" nccl-check abort --deadline-ms 5000
 if (( W >= 2 )); then
   # NCCL's ENV log says what it read for NCCL_RUNTIME_CONNECT (once per process); its timestamped
@@ -74,6 +83,7 @@ if (( W >= 2 )); then
 else
   note "world 2 checks" "SKIPPED (1 GPU)"
 fi
+fi
 unset SYMMEM_BACKEND
 
 wait "$BUILD_PID"; rc=$?
@@ -81,23 +91,22 @@ note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc
 
 # 3. NCCL's C loop beside the C ABI
 [[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W)" 420 native-bench.txt \
-  "$B/symmem_nccl_bench" --world "$W"
+  "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')"
 
 # 4. the same from Java, out of place and in place, plain and window (the nccl backend's buffers are windows).
 # SYMMEM[] starts the JVM itself, without bin/symmem's flags (and SYMMEM_JAVA_OPTS): the JIT is chosen here,
 # and launch hands the JVM's options on to the ranks.
-SIZES=4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB
 export MASTER_PORT=29671
 for jit in 1 4; do
   json=$OUT/java-nccl.json; [[ $jit == 4 ]] && json=$OUT/java-nccl-c2.json
   SYMMEM_BACKEND=nccl step "Java: bench allreduce --nccl (world $W, -XX:TieredStopAtLevel=$jit)" 420 java-bench.log \
     "$JAVA" -XX:TieredStopAtLevel=$jit "${SYMMEM[@]:1}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 \
-    --sizes "$SIZES" --json "$json"
+    --sizes "$SIZES" --warmup-ms "$JAVA_WARMUP_MS" --json "$json"
 done
 
 # 5. native tests on the real NCCL
-[[ $rc == 0 ]] && step "native test_nccl_fake (deadlines, lever, watchdog, aborts)" 120 native.log "$B/tests/test_nccl_fake"
-[[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (windows, cycles, abort with a window)" 240 native.log \
+[[ $rc == 0 && $CHECKS != 0 ]] && step "native test_nccl_fake (deadlines, lever, watchdog, aborts)" 120 native.log "$B/tests/test_nccl_fake"
+[[ $rc == 0 && $CHECKS != 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "native test_nccl_gpu (windows, cycles, abort with a window)" 240 native.log \
   "$B/tests/test_nccl_gpu"
 
 # 6. last: the table
