@@ -70,6 +70,36 @@ static int mismatch_rank(int rank) {
   return 0;
 }
 
+// SYMMEM_CUDA_PUSH_SCRATCH_BYTES set on one rank only: the pad regions differ, and import says so
+// with both ranks' values.
+static int scratch_mismatch_rank(int rank) {
+  Names names("cudascratch", 2);
+  if (rank == 0) setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "4194304", 1);
+  else unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
+  CUDA_OK(cudaSetDevice(0));
+  symmem_backend* be = nullptr;
+  CHECK_OK(symmem_backend_open("cuda", 0, &be));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, 8u << 20, &b));
+  symmem_channel* ch = nullptr;
+  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
+  int fd = -1, fds[2];
+  CHECK_OK(symmem_buffer_export_fd(b, &fd));
+  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, 2, 1, fd, fds, 20000));
+  CHECK_STATUS(symmem_buffer_import(b, rank, 2, fds), SYMMEM_ERR_MISMATCH);
+  CHECK_ERROR_HAS(rank == 0 ? "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0 there"
+                            : "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=4194304 there");
+  CHECK_ERROR_HAS("set SYMMEM_CUDA_PUSH_SCRATCH_BYTES to the same value on every rank");
+  close(fds[0]);
+  close(fds[1]);
+  CHECK(symmem_buffer_world(b) == 0);
+  CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_channel_close(ch));
+  CHECK_OK(symmem_backend_close(be));
+  unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
+  return 0;
+}
+
 static int overlap_rank(int rank, bool allow) {
   Names names(allow ? "cudaovl1" : "cudaovl0", 2);
   // Set or cleared explicitly: the refusal case must not depend on the caller's environment.
@@ -193,6 +223,7 @@ int main() {
   const int ngpu = require_gpus("test_cuda_buffer", 1);
   if (!run_ranks(1, 60, [&](int) { return single(ngpu); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return mismatch_rank(r); })) return 1;
+  if (!run_ranks(2, 60, [](int r) { return scratch_mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, false); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, true); })) return 1;
   const int world = ngpu >= 2 ? 2 : 1;
