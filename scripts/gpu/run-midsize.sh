@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Mid-size all-reduce at world 2 (issue 31, item 4), under 7 minutes: does a push one-shot with a
-# scratch sized by SYMMEM_CUDA_PUSH_SCRATCH_BYTES beat the pull one-shot and two-shot from 512 KiB
-# to 8 MiB? Builds src/native-cuda with CUDA, checks the collectives with the scratch at 8 MiB
-# (push one-shot in and out of place, odd counts, MiB inputs; once more with SYMMEM_CUDA_UNROLL=2),
-# then runs symmem_bench --world 2 alternately: default, scratch 4, 8 and 16 MiB (twice each, up to
-# 16 MiB), a small block/unroll sweep at the default scratch (up to 8 MiB), one default run up to
-# 256 MiB, and prints last a table: bytes x variant -> us of one-shot, one-shot-ip, two-shot-ip,
-# auto, auto-ip (the best of the runs of that variant). Needs nothing but the repository (no
-# carry): the native code is built here. Logs go to $OUT.
+# Mid-size all-reduce at world 2 (issue 31, item 4), under 7 minutes: the push one-shot with its
+# scratch sized by SYMMEM_CUDA_PUSH_SCRATCH_BYTES (default 4 MiB) against the old sizing (=0: the
+# 2 MiB pad region's spare room) from 256 KiB to 16 MiB. Builds src/native-cuda with CUDA, checks
+# test_cuda_collectives, _view, _graphs and _buffer at the default (push one-shot in and out of
+# place, odd counts, MiB inputs; the buffer test's case of different settings per rank), the
+# collectives once more with =0, with 8 MiB and with SYMMEM_CUDA_UNROLL=2, then runs symmem_bench
+# --world 2 alternately: default, old (=0) and scratch 8 MiB (twice each, up to 16 MiB), a small
+# block/unroll sweep at the default (up to 8 MiB), default and old up to 256 MiB, and prints last a
+# table: bytes x variant -> us of one-shot, one-shot-ip, two-shot-ip, auto, auto-ip (the best of
+# the runs of that variant). Needs nothing but the repository (no carry): the native code is built
+# here. Logs go to $OUT.
 #   bash scripts/gpu/run-midsize.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -40,12 +42,18 @@ fi
 
 # Correctness first: a wrong kernel's timings mean nothing. World 2 only (the bench's world).
 MIB8=8388608
-qstep "ctest collectives, view, graphs, buffer; scratch 8 MiB" 150 tests.log env \
-  SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8 SYMMEM_TEST_WORLDS=2 bash -c \
+qstep "ctest collectives, view, graphs, buffer; default scratch (4 MiB)" 150 tests.log env \
+  SYMMEM_TEST_WORLDS=2 bash -c \
   "cd '$B' && ctest --output-on-failure --timeout 80 -R 'test_cuda_collectives|test_cuda_view|test_cuda_graphs|test_cuda_buffer'"
 tests_rc=$?
-qstep "test_cuda_collectives; scratch 8 MiB, SYMMEM_CUDA_UNROLL=2" 60 tests.log env \
-  SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8 SYMMEM_CUDA_UNROLL=2 SYMMEM_TEST_WORLDS=2 "$B/tests/test_cuda_collectives"
+qstep "test_cuda_collectives; scratch 0 (old sizing)" 60 tests.log env \
+  SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0 SYMMEM_TEST_WORLDS=2 "$B/tests/test_cuda_collectives"
+old_ok=$?
+qstep "test_cuda_collectives; scratch 8 MiB" 60 tests.log env \
+  SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8 SYMMEM_TEST_WORLDS=2 "$B/tests/test_cuda_collectives"
+scratch8_ok=$?
+qstep "test_cuda_collectives; SYMMEM_CUDA_UNROLL=2" 60 tests.log env \
+  SYMMEM_CUDA_UNROLL=2 SYMMEM_TEST_WORLDS=2 "$B/tests/test_cuda_collectives"
 unroll_ok=$?
 
 # bench NAME MAXBYTES ENV...: one symmem_bench --world 2 into bench-NAME.txt (appended per run).
@@ -61,21 +69,22 @@ else
   MIB16=16777216
   for _ in 1 2; do
     bench default $MIB16
-    bench scratch4M $MIB16 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=4194304
-    bench scratch8M $MIB16 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8
-    bench scratch16M $MIB16 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB16
+    if (( old_ok == 0 )); then bench old $MIB16 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0; fi
+    if (( scratch8_ok == 0 )); then bench scratch8M $MIB16 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8; fi
   done
+  (( old_ok == 0 )) || note "bench old" "NOT RUN (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0 failed its test)"
+  (( scratch8_ok == 0 )) || note "bench scratch8M" "NOT RUN (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8 failed its test)"
   bench oneshot264 $MIB8 SYMMEM_CUDA_ONE_SHOT_BLOCKS=264
   bench oneshot512 $MIB8 SYMMEM_CUDA_ONE_SHOT_BLOCKS=512
   bench twoshot264 $MIB8 SYMMEM_CUDA_TWO_SHOT_BLOCKS=264
   bench twoshot512 $MIB8 SYMMEM_CUDA_TWO_SHOT_BLOCKS=512
   if (( unroll_ok == 0 )); then
     bench unroll2 $MIB8 SYMMEM_CUDA_UNROLL=2
-    bench scratch8M-unroll2 $MIB8 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=$MIB8 SYMMEM_CUDA_UNROLL=2
   else
     note "bench unroll2" "NOT RUN (SYMMEM_CUDA_UNROLL=2 failed its test)"
   fi
   bench default-256M 268435456
+  if (( old_ok == 0 )); then bench old-256M 268435456 SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0; fi
 fi
 
 echo "=== steps ($(elapsed) s)"

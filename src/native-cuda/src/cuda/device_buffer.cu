@@ -142,9 +142,10 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
             "cuMemGetAllocationGranularity(device %d)", device);
   // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
   // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
-  // A small buffer needs no more than its own size, so it costs nothing more than today.
+  // A small buffer needs no more than its own size: up to about 496 KiB the pad region stays at
+  // one granularity (2 MiB), as with 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
-                                     round_up(tunable_or(Tunable::kCudaPushScratchBytes, 0), 256));
+                                     round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
   *pad_region = round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank), gran);
   *total = *pad_region + round_up(size_bytes, gran);
   return SYMMEM_OK;
@@ -209,7 +210,7 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   h.device = device;
   h.pid = static_cast<int32_t>(getpid());
   h.pad_region_bytes = pad_region_;
-  h.push_scratch_bytes = tunable_or(Tunable::kCudaPushScratchBytes, 0);
+  h.push_scratch_bytes = tunable_value(Tunable::kCudaPushScratchBytes);
   SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync(header)");
@@ -286,11 +287,10 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
                 static_cast<unsigned long long>(h2.requested_bytes),
                 static_cast<unsigned long long>(requested_));
   if (h2.pad_region_bytes != pad_region_) {
-    const uint64_t mine = tunable_or(Tunable::kCudaPushScratchBytes, 0);
+    const uint64_t mine = tunable_value(Tunable::kCudaPushScratchBytes);
     return fail(SYMMEM_ERR_MISMATCH,
                 "rank %d's buffer has a %llu-byte pad region (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=%llu "
-                "there), rank %d's a %llu-byte one (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=%llu here; 0 = "
-                "unset): the push scratch is found at the same offset on every rank, so set "
+                "there), rank %d's a %llu-byte one (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=%llu here): the push scratch is found at the same offset on every rank, so set "
                 "SYMMEM_CUDA_PUSH_SCRATCH_BYTES to the same value on every rank",
                 r, static_cast<unsigned long long>(h2.pad_region_bytes),
                 static_cast<unsigned long long>(h2.push_scratch_bytes), rank,

@@ -32,7 +32,7 @@ struct Header {
   int32_t device;            // its ordinal in the allocating process (for messages)
   int32_t pid;
   uint64_t pad_region_bytes;    // bytes before the data: equal on every rank (push scratch)
-  uint64_t push_scratch_bytes;  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES at alloc (0: unset), for messages
+  uint64_t push_scratch_bytes;  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES's value at alloc, for messages
 };
 
 // The head of every rank's pad region. Peers in other processes read and write it at these
