@@ -81,6 +81,12 @@ const char* symmem_tunable_allowed(int index);
 /* SYMMEM_OK when the variable is unset, empty or valid; else SYMMEM_ERR_INVALID_ARGUMENT naming
  * the variable, its value and what is allowed. */
 symmem_status symmem_tunable_check(int index);
+/* The value the library uses for the tunable, read from this process's environment as the library
+ * reads it: the variable's value, or the default when unset or empty (*is_set 0; UINT64_MAX for a
+ * default the backend computes). SYMMEM_ERR_INVALID_ARGUMENT as symmem_tunable_check when the
+ * value is not valid. For agreeing on a setting that every rank must share before a collective
+ * allocation (SYMMEM_CUDA_PUSH_SCRATCH_BYTES sizes an nvshmem buffer's nvshmem_malloc). */
+symmem_status symmem_tunable_value(int index, uint64_t* value, int* is_set);
 
 /* ---- abort: fail fast when a peer is known to be dead --------------------------------------
  * symmem_abort makes every native wait of this process, running or future, return

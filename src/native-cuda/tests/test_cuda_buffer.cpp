@@ -1,6 +1,8 @@
 // cuda buffers: alloc/export/import/free 200 times with no leak (fds, device memory), pointers
 // and pads, size mismatch, two ranks on one GPU (refused, then allowed by
 // SYMMEM_ALLOW_OVERLAPPING_DEVICES=1), argument checks, and the topology call.
+#include <string>
+
 #include "cuda_test_util.h"
 
 static int leak_rank(int rank, int world, int ngpu) {
@@ -67,6 +69,43 @@ static int mismatch_rank(int rank) {
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_channel_close(ch));
   CHECK_OK(symmem_backend_close(be));
+  return 0;
+}
+
+// SYMMEM_CUDA_PUSH_SCRATCH_BYTES different on the two ranks (rank 0 its default, 4 MiB; rank 1
+// 0): the pad regions, hence the allocations, differ. Import fails with MISMATCH on both ranks,
+// naming the variable and this rank's value: mostly at cuMemMap (INVALID_VALUE or NOT_SUPPORTED,
+// before the header can be read), else at the header check.
+static int scratch_mismatch_rank(int rank) {
+  Names names("cudascratch", 2);
+  if (rank == 0) unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
+  else setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "0", 1);
+  CUDA_OK(cudaSetDevice(0));
+  symmem_backend* be = nullptr;
+  CHECK_OK(symmem_backend_open("cuda", 0, &be));
+  symmem_buffer* b = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, 8u << 20, &b));
+  symmem_channel* ch = nullptr;
+  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
+  int fd = -1, fds[2];
+  CHECK_OK(symmem_buffer_export_fd(b, &fd));
+  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, 2, 1, fd, fds, 20000));
+  CHECK_STATUS(symmem_buffer_import(b, rank, 2, fds), SYMMEM_ERR_MISMATCH);
+  const std::string mine = rank == 0 ? "4194304" : "0";
+  const std::string at_map = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; " + mine +
+                             " on this rank) must be the same on every rank";
+  const std::string at_header = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=" + mine + " here";
+  const char* err = symmem_last_error();
+  if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
+    TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
+              at_map.c_str(), at_header.c_str());
+  close(fds[0]);
+  close(fds[1]);
+  CHECK(symmem_buffer_world(b) == 0);
+  CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_channel_close(ch));
+  CHECK_OK(symmem_backend_close(be));
+  unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
   return 0;
 }
 
@@ -193,6 +232,7 @@ int main() {
   const int ngpu = require_gpus("test_cuda_buffer", 1);
   if (!run_ranks(1, 60, [&](int) { return single(ngpu); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return mismatch_rank(r); })) return 1;
+  if (!run_ranks(2, 60, [](int r) { return scratch_mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, false); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, true); })) return 1;
   const int world = ngpu >= 2 ? 2 : 1;

@@ -27,7 +27,9 @@
 
 static const int kWorld = 2;
 static const int kReplays = 120;
-static const uint64_t kBig = 300001;  // floats: 1.2 MB, above the push scratch (pull one-shot)
+// floats: 5.2 MB, above the push scratch (pull one-shot): at the default
+// SYMMEM_CUDA_PUSH_SCRATCH_BYTES (4 MiB) the scratch holds 4.5 MiB - 16 KiB per rank at world 2.
+static const uint64_t kBig = 1300001;
 static const uint64_t kN = 65541;     // floats: 256 KiB, push one-shot; odd on purpose
 static const uint64_t kM = 4099;      // all-gather / reduce-scatter block
 static const int kTimeoutMs = 20000;

@@ -1,5 +1,6 @@
 // Views (pool blocks) on the cuda backend, world 2: all-reduce and all-gather on views at non-zero
-// offsets give what the host computes, each touches only its window, work on two streams
+// offsets give what the host computes, each touches only its window (a one-shot's push scratch
+// included), work on two streams
 // alternating between views of one segment stays ordered, and stream markers report passing.
 // One GPU is enough with SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 (two ranks on one GPU).
 #include <cmath>
@@ -66,6 +67,20 @@ static int rank_main(int rank, int gpus) {
   CHECK_OK(symmem_local_copy_out(be, out, 0, got.data(), kN * 4 * kWorld));
   for (int r = 0; r < kWorld; ++r)
     for (uint64_t i = 0; i < kN; ++i) CHECK(got[r * kN + i] == guard[i] + float(r));
+  // Block 1's one-shot pushes through the segment's scratch, which ends at the segment's pad
+  // region whatever the view's offset: block 0 keeps its contents (two calls: both slots).
+  for (uint64_t i = 0; i < kN; ++i) x[i] = guard[i] - float(rank);
+  CHECK_OK(symmem_buffer_copy_in(v[0], SYMMEM_RANK_SELF, 0, x.data(), kN * 4));
+  for (int k = 0; k < 2; ++k)
+    CHECK_OK(symmem_all_reduce(v[1], SYMMEM_ALGO_ONE_SHOT, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out,
+                               streams[0], 20000));
+  CHECK_OK(symmem_stream_synchronize(v[1], streams[0]));
+  CHECK_OK(symmem_barrier(seg, 0, 20000));  // the peer's pushes have landed here too
+  CHECK_OK(symmem_buffer_copy_out(v[0], SYMMEM_RANK_SELF, 0, g.data(), kN * 4));
+  for (uint64_t i = 0; i < kN; ++i)
+    if (g[i] != x[i])
+      TEST_FAIL("block 0 [%llu] is %g after block 1's one-shots, was %g", (unsigned long long)i,
+                g[i], x[i]);
   // A marker recorded after work on a stream passes once the stream is done.
   symmem_stream_marker* m = nullptr;
   CHECK_OK(symmem_all_reduce(v[1], SYMMEM_ALGO_AUTO, SYMMEM_FLOAT32, SYMMEM_SUM, kN, out, streams[1], 20000));

@@ -49,6 +49,26 @@ int main() {
   CHECK_OK(symmem_tunable_check(pdl));
   unsetenv("SYMMEM_CUDA_PDL");
 
+  // The value in use: the default when unset or empty, the variable's when set, an error when bad.
+  const int scratch = index_of("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
+  uint64_t v = 0;
+  int set = -1;
+  CHECK_OK(symmem_tunable_value(scratch, &v, &set));
+  CHECK(v == (4u << 20) && set == 0);
+  setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "0", 1);
+  CHECK_OK(symmem_tunable_value(scratch, &v, &set));
+  CHECK(v == 0 && set == 1);
+  setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "", 1);
+  CHECK_OK(symmem_tunable_value(scratch, &v, &set));
+  CHECK(v == (4u << 20) && set == 0);
+  setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "4MiB", 1);
+  CHECK_STATUS(symmem_tunable_value(scratch, &v, &set), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("SYMMEM_CUDA_PUSH_SCRATCH_BYTES='4MiB' is not valid");
+  unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
+  CHECK_OK(symmem_tunable_value(index_of("SYMMEM_CUDA_PUSH_MAX_BYTES"), &v, &set));
+  CHECK(v == UINT64_MAX && set == 0);  // computed by the backend
+  CHECK_STATUS(symmem_tunable_value(n, &v, &set), SYMMEM_ERR_INVALID_ARGUMENT);
+
   // A value out of range is an error at open (not clamped), for cuda and nccl alike.
   expect_open_refused("cuda", "SYMMEM_CUDA_ONE_SHOT_BLOCKS", "100000");
   expect_open_refused("cuda", "SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "1MiB");

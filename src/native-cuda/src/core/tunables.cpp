@@ -100,4 +100,18 @@ symmem_status symmem_tunable_check(int index) {
   });
 }
 
+symmem_status symmem_tunable_value(int index, uint64_t* value, int* is_set) {
+  return symmem::guarded("symmem_tunable_value", [&]() -> symmem_status {
+    SYMMEM_REQUIRE(index >= 0 && index < symmem::kTunableCount, "tunable index %d is out of range 0..%d",
+                   index, symmem::kTunableCount - 1);
+    SYMMEM_REQUIRE(value != nullptr && is_set != nullptr, "value and is_set must not be NULL");
+    uint64_t v = symmem::kTunableSpecs[index].fallback;
+    bool set = false;
+    SYMMEM_TRY(symmem::read_tunable(static_cast<symmem::Tunable>(index), &v, &set));
+    *value = v;
+    *is_set = set ? 1 : 0;
+    return SYMMEM_OK;
+  });
+}
+
 }  // extern "C"

@@ -20,6 +20,7 @@ enum class Tunable : int {
   kCudaPdl,
   kCudaUnroll,
   kCudaPushMaxBytes,
+  kCudaPushScratchBytes,
   kCudaTwoShotMinBytes,
   kCudaTwoShotIpMinBytes,
   kCudaLoadKernels,
@@ -58,10 +59,20 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_MIN_THREADS", "cuda", 32, 512, 128,
      "fewest threads per block when a one-shot grid spreads over more blocks"},
     {"SYMMEM_CUDA_PDL", "cuda", 0, 1, 1, "1 launches with programmatic dependent launch, 0 without"},
-    {"SYMMEM_CUDA_UNROLL", "cuda", 1, 2, 1, "items per thread in two-shot"},
+    {"SYMMEM_CUDA_UNROLL", "cuda", 1, 2, 1,
+     "items per thread per pass in two-shot and in a push one-shot of more than one item per "
+     "thread"},
     {"SYMMEM_CUDA_PUSH_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: largest one-shot that pushes its input to the peers' scratch (unset: whatever fits "
      "the scratch)"},
+    {"SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
+     "bytes: push one-shot scratch per slot and rank that a buffer's pad region is sized for at "
+     "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "
+     "world 2 (at world w up to 2/w of it); memory: a buffer of B bytes gets a pad region of 64 KiB "
+     "+ 4 x min(B, this) rounded up to the allocation granularity (2 MiB: up to 18 MiB per buffer at "
+     "4 MiB, against 2 MiB with 0; buffers up to about 496 KiB cost nothing more); must be the same "
+     "on every rank (import fails otherwise); 0: no more than the 2 MiB pad region's spare room "
+     "(about 496 KiB at world 2)"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset, world 1 and "
      "2 run one-shot at every size)"},

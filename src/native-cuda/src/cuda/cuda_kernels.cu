@@ -367,24 +367,38 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
 // only after passing a barrier of call n+1 with this rank, which this rank enters only after call
 // n has completed. Every item is pushed and reduced by the same thread, so in place is safe. (All
 // blocks of a call see the same epoch, hence the same slot: enter_epoch keeps every block's word equal.)
-// `sdelta`: scratch base minus data base (the same on every rank); `cap`: bytes per [slot][rank].
+// The scratch's place comes with the arguments (CollArgs::scratch_delta, scratch_cap).
+// unroll2 (SYMMEM_CUDA_UNROLL=2): a thread with more than one item (inputs above one item per
+// thread of the grid, about 1 MiB) loads two before storing either, in both passes; inputs of at
+// most one item per thread never enter that loop.
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t count, T* out,
-                                                            int64_t sdelta, uint64_t cap) {
+                                                            int unroll2) {
   const uint32_t e = enter_epoch(a);
   const uint64_t slot = e & 1u;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
+  const uint64_t step = gsize();
   T* own = reinterpret_cast<T*>(a.data[a.rank]);
   // Where this rank's input goes in rank r's scratch.
   auto dst_of = [&](int r) {
-    return reinterpret_cast<T*>(a.data[r] + sdelta + (slot * a.world + a.rank) * cap);
+    return reinterpret_cast<T*>(a.data[r] + a.scratch_delta + (slot * a.world + a.rank) * a.scratch_cap);
   };
-  for (uint64_t i = gtid(); i < items; i += gsize()) {
-    if (i < nfull) {
-      const Pack<T, N> v = load_cg<T, N>(own + i * N);
+  auto push = [&](uint64_t i, const Pack<T, N>& v) {
 #pragma unroll
-      for (int r = 0; r < kMaxCollWorld; ++r)
-        if (r < a.world && r != a.rank) store<T, N>(dst_of(r) + i * N, v);
+    for (int r = 0; r < kMaxCollWorld; ++r)
+      if (r < a.world && r != a.rank) store<T, N>(dst_of(r) + i * N, v);
+  };
+  uint64_t i = gtid();
+  if (unroll2)
+    for (; i + step < nfull; i += 2 * step) {
+      const Pack<T, N> v0 = load_cg<T, N>(own + i * N);
+      const Pack<T, N> v1 = load_cg<T, N>(own + (i + step) * N);
+      push(i, v0);
+      push(i + step, v1);
+    }
+  for (; i < items; i += step) {
+    if (i < nfull) {
+      push(i, load_cg<T, N>(own + i * N));
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
         const T v = own[j];
@@ -399,9 +413,20 @@ __global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t
 #pragma unroll
   for (int r = 0; r < kMaxCollWorld; ++r)
     src[r] = r == a.rank ? a.data[r]
-                         : a.data[a.rank] + sdelta + (slot * a.world + r) * cap;
+                         : a.data[a.rank] + a.scratch_delta + (slot * a.world + r) * a.scratch_cap;
   T* dst = IN_PLACE ? own : out;
-  for (uint64_t i = gtid(); i < items; i += gsize()) {
+  // The same items per thread as the push above: in place, a thread overwrites only input that it
+  // has itself pushed already.
+  i = gtid();
+  if (unroll2)
+    for (; i + step < nfull; i += 2 * step) {
+      Pack<T, N> in0[kMaxCollWorld], in1[kMaxCollWorld];
+      load_all<T, N>(src, a.world, i * N, in0);
+      load_all<T, N>(src, a.world, (i + step) * N, in1);
+      store<T, N>(dst + i * N, reduce_packs<T, N, OP>(in0, a.world));
+      store<T, N>(dst + (i + step) * N, reduce_packs<T, N, OP>(in1, a.world));
+    }
+  for (; i < items; i += step) {
     if (i < nfull) {
       store<T, N>(dst + i * N, reduce_src<T, N, OP>(src, a.world, i * N));
     } else {
@@ -664,15 +689,6 @@ Grid grid_for(uint64_t items, int max_blocks, bool spread = false) {
   return {static_cast<int>(blocks), static_cast<int>(threads)};
 }
 
-// Push one-shot scratch: bytes per [slot][rank] (0: none), and scratch base - data base.
-uint64_t push_cap(const CollArgs& a, int64_t* sdelta) {
-  const uint64_t pad = static_cast<uint64_t>(a.data[a.rank] -
-                                             (reinterpret_cast<char*>(a.flags[a.rank]) - kFlagsOff));
-  *sdelta = static_cast<int64_t>(kScratchOff) - static_cast<int64_t>(pad);
-  if (pad <= kScratchOff) return 0;
-  return (pad - kScratchOff) / (2 * uint64_t(a.world)) / 256 * 256;
-}
-
 template <class T, int N, int OP>
 cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cudaStream_t s) {
   const uint64_t items = (count + N - 1) / N;
@@ -681,15 +697,14 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     // One item per thread while the grid allows (a thread's items are reduced one after the
     // other, each a round trip to the peers); in place up to KREG each at the largest sizes.
     Grid g = grid_for(items, tu.one_shot_blocks, true);
-    int64_t sdelta = 0;
-    const uint64_t cap = push_cap(a, &sdelta);
     const uint64_t bytes = count * sizeof(T);
-    if (bytes <= cap && bytes <= tu.push_max_bytes) {
+    const int unroll2 = tu.unroll >= 2 ? 1 : 0;
+    if (bytes <= a.scratch_cap && bytes <= tu.push_max_bytes) {
       if (out == nullptr)
         return launch<one_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
-                      static_cast<T*>(nullptr), sdelta, cap);
+                      static_cast<T*>(nullptr), unroll2);
       return launch<one_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out,
-                    sdelta, cap);
+                    unroll2);
     }
     if (out == nullptr)
       return launch<one_shot_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,

@@ -140,7 +140,13 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   size_t gran = 0;
   SYMMEM_CU(d->MemGetAllocationGranularity(&gran, &ap, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
             "cuMemGetAllocationGranularity(device %d)", device);
-  *pad_region = round_up(sizeof(PadRegion), gran);
+  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
+  // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
+  // A small buffer needs no more than its own size: up to about 496 KiB the pad region stays at
+  // one granularity (2 MiB), as with 0.
+  const uint64_t per_rank = std::min(round_up(size_bytes, 256),
+                                     round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
+  *pad_region = round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank), gran);
   *total = *pad_region + round_up(size_bytes, gran);
   return SYMMEM_OK;
 }
@@ -203,6 +209,8 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   std::memcpy(h.uuid, uuid_, 16);
   h.device = device;
   h.pid = static_cast<int32_t>(getpid());
+  h.pad_region_bytes = pad_region_;
+  h.push_scratch_bytes = tunable_value(Tunable::kCudaPushScratchBytes);
   SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync(header)");
@@ -278,6 +286,16 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
     return fail(SYMMEM_ERR_MISMATCH, "rank %d's buffer is %llu bytes, this rank's is %llu", r,
                 static_cast<unsigned long long>(h2.requested_bytes),
                 static_cast<unsigned long long>(requested_));
+  if (h2.pad_region_bytes != pad_region_) {
+    const uint64_t mine = tunable_value(Tunable::kCudaPushScratchBytes);
+    return fail(SYMMEM_ERR_MISMATCH,
+                "rank %d's buffer has a %llu-byte pad region (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=%llu "
+                "there), rank %d's a %llu-byte one (SYMMEM_CUDA_PUSH_SCRATCH_BYTES=%llu here): the push scratch is found at the same offset on every rank, so set "
+                "SYMMEM_CUDA_PUSH_SCRATCH_BYTES to the same value on every rank",
+                r, static_cast<unsigned long long>(h2.pad_region_bytes),
+                static_cast<unsigned long long>(h2.push_scratch_bytes), rank,
+                static_cast<unsigned long long>(pad_region_), static_cast<unsigned long long>(mine));
+  }
   std::memcpy(uuid->data(), h2.uuid, 16);
   if (!overlapping_devices_allowed() && std::memcmp(h2.uuid, uuid_, 16) == 0)
     return fail(SYMMEM_ERR_INVALID_ARGUMENT,
@@ -498,6 +516,8 @@ symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, 
   a->world = world_;
   a->timeout_ms = static_cast<uint32_t>(timeout_ms);
   a->timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
+  a->scratch_delta = static_cast<int64_t>(kScratchOff) - static_cast<int64_t>(pad_region_ + at);
+  a->scratch_cap = push_capacity(pad_region_, world_);
   return SYMMEM_OK;
 }
 
@@ -651,20 +671,20 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
 }
 
 // Crossovers measured on 4 x H200, bf16 sum (docs/cuda-backend.md): out of place, one-shot below
-// 1 MiB and two-shot from 1 MiB; in place, one-shot while the input fits the push scratch, two-shot
-// above. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
+// 1 MiB and two-shot from 1 MiB; in place, one-shot while the input fits the push scratch (which
+// SYMMEM_CUDA_PUSH_SCRATCH_BYTES can enlarge), two-shot above. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES /
+// SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   static const uint64_t min_two_shot = tunable_value(Tunable::kCudaTwoShotMinBytes);
   static const bool min_two_shot_set = tunable_is_set(Tunable::kCudaTwoShotMinBytes);
   // In place, one-shot wins while its input fits the push scratch (one wait, no trailing barrier:
   // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
-  const uint64_t push_capacity =
-      pad_region_ > kScratchOff ? (pad_region_ - kScratchOff) / (2 * uint64_t(world_)) / 256 * 256 : 0;
   // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
   // fallback depends on the buffer.
   static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
   static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
-  const uint64_t min_two_shot_ip = min_two_shot_ip_set ? min_two_shot_ip_env : push_capacity + 1;
+  const uint64_t min_two_shot_ip =
+      min_two_shot_ip_set ? min_two_shot_ip_env : push_capacity(pad_region_, world_) + 1;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
@@ -672,12 +692,21 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   const bool one_shot_always = !in_place && world_ <= 2 && !min_two_shot_set;
   if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
-  if (in_place && threshold > cuda::one_shot_in_place_max_bytes())
-    threshold = cuda::one_shot_in_place_max_bytes();
+  // Never an in-place one-shot that symmem_all_reduce would refuse (inclusive bound).
+  const uint64_t ip_max = one_shot_in_place_max_bytes();
+  if (in_place && threshold > ip_max + 1) threshold = ip_max + 1;
   return bytes < threshold ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
 }
 
-uint64_t DeviceBuffer::one_shot_in_place_max_bytes() { return cuda::one_shot_in_place_max_bytes(); }
+// The pull one-shot keeps its in-place results in registers (a bound from the grid); the push
+// one-shot reduces each item in the thread that pushed it, so in place it has no bound but the
+// scratch's (which is below the pull bound unless SYMMEM_CUDA_PUSH_SCRATCH_BYTES raised it).
+uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
+  const uint64_t pull = cuda::one_shot_in_place_max_bytes();
+  if (world_ <= 0) return pull;
+  const uint64_t push = std::min(push_capacity(pad_region_, world_), tuning().push_max_bytes);
+  return std::max(pull, push);
+}
 
 DeviceBackend::DeviceBackend(const char* name, int device, int count, const char* device_name) {
   std::memset(&info_, 0, sizeof info_);

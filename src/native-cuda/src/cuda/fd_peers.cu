@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "core/tunables.h"
 
 namespace symmem::cuda {
 
@@ -62,12 +63,18 @@ symmem_status FdPeers::map(const Driver* d, int device, uint64_t requested, uint
     cr = d->MemMap(m.va, total, 0, h, 0);
     d->MemRelease(h);  // the mapping keeps the memory alive
     if (cr != CUDA_SUCCESS) {
-      if (cr == CUDA_ERROR_INVALID_VALUE)
+      // A peer allocation of another size fails here, before the header check could name the
+      // cause: INVALID_VALUE, or NOT_SUPPORTED (801: seen on 2 x H200 with the pad regions sized
+      // differently), so the message names both candidates.
+      if (cr == CUDA_ERROR_INVALID_VALUE || cr == CUDA_ERROR_NOT_SUPPORTED)
         return fail(SYMMEM_ERR_MISMATCH,
                     "rank %d's allocation cannot be mapped with this rank's size (%llu bytes "
-                    "requested, %llu allocated): the buffer sizes differ",
+                    "requested, %llu allocated; CUresult %d): the buffer sizes or "
+                    "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; %llu on this "
+                    "rank) must be the same on every rank",
                     r, static_cast<unsigned long long>(requested),
-                    static_cast<unsigned long long>(total));
+                    static_cast<unsigned long long>(total), static_cast<int>(cr),
+                    static_cast<unsigned long long>(tunable_value(Tunable::kCudaPushScratchBytes)));
       return fail_cu(cr, "cuMemMap of rank %d's buffer", r);
     }
     m.mapped = true;

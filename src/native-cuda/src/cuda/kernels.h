@@ -35,8 +35,9 @@ struct Tuning {
                          // previous kernel on the stream)
   uint64_t push_max_bytes;  // one-shot pushes inputs into peers' scratch up to this (and the
                             // scratch's capacity); 0: always pull
-  int unroll;            // two-shot: items per thread per pass (1 or 2; 2 measured slower at
-                         // 256 MiB in place and 8 MiB out of place, so 1)
+  int unroll;            // two-shot and push one-shot: items per thread per pass (1 or 2;
+                         // two-shot measured slower with 2 at 256 MiB in place and 8 MiB out of
+                         // place, so 1)
   int direct_launch;     // 1: cuLaunchKernelEx with the function looked up once per device
 };
 

@@ -5,7 +5,8 @@
 //   [ pad region, rounded up to the allocation granularity ][ data, rounded up likewise ]
 // The pad region starts with a PadRegion (below); from kScratchOff to its end lies the push
 // one-shot scratch (2 slots x world ranks x capacity; none where the region is smaller), written
-// by peers and read locally.
+// by peers and read locally. Kernels find a peer's scratch from their own pad region's size, so
+// every rank's pad region has the same size (the header carries it; import checks it).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,8 @@ constexpr int kMaxCollWorld = 8;   // collectives: world 2..8 (signals/barrier: 
 
 constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 // 2: the epochs live in the pad region (kEpochsOff), advanced by the kernels themselves.
-constexpr uint32_t kLayoutVersion = 2;
+// 3: the header carries the pad region's size and the push scratch setting it was sized with.
+constexpr uint32_t kLayoutVersion = 3;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -29,6 +31,8 @@ struct Header {
   uint8_t uuid[16];          // the allocating GPU
   int32_t device;            // its ordinal in the allocating process (for messages)
   int32_t pid;
+  uint64_t pad_region_bytes;    // bytes before the data: equal on every rank (push scratch)
+  uint64_t push_scratch_bytes;  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES's value at alloc, for messages
 };
 
 // The head of every rank's pad region. Peers in other processes read and write it at these
@@ -69,6 +73,11 @@ constexpr uint64_t kEpochsOff = offsetof(PadRegion, coll_epochs);
 constexpr uint64_t kBarEpochsOff = offsetof(PadRegion, barrier_epochs);
 constexpr uint64_t kScratchOff = 64 * 1024;
 
+// Push one-shot scratch per [slot][rank] in a pad region of `pad_region` bytes at `world` ranks.
+constexpr uint64_t push_capacity(uint64_t pad_region, int world) {
+  return pad_region > kScratchOff ? (pad_region - kScratchOff) / (2 * uint64_t(world)) / 256 * 256 : 0;
+}
+
 static_assert(std::is_standard_layout_v<PadRegion>, "offsetof needs a standard-layout struct");
 static_assert(offsetof(PadRegion, signals) == 0, "symmem_signal_pad returns the start of the region");
 static_assert(sizeof(PadRegion::signals) == uint64_t{SYMMEM_SIGNAL_CHANNELS} * SYMMEM_MAX_WORLD * 4,
@@ -79,6 +88,7 @@ static_assert(kEpochsOff > kHeaderOff && kBarEpochsOff == kEpochsOff + kMaxBlock
               "the device-kept epochs follow the header (local only: zeroed at alloc)");
 static_assert(kPadTableOff % 8 == 0, "the pad table holds device pointers");
 static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
+static_assert(kHeaderOff + sizeof(Header) <= kEpochsOff, "the header ends before the epochs");
 static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
 
 // Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
@@ -130,6 +140,11 @@ struct CollArgs {
   uint32_t op;                     // ErrOp, for the record
   uint32_t timeout_ms;
   uint64_t timeout_ns;
+  // Push one-shot scratch: own scratch base minus own data[rank] (the same for every rank, whose
+  // pad regions are equal), and bytes per [slot][rank] (0: none). From the pad region's size, not
+  // from data[rank]: a view's data lie further in, and its scratch is the segment's.
+  int64_t scratch_delta;
+  uint64_t scratch_cap;
 };
 
 }  // namespace symmem::cuda

@@ -3,6 +3,8 @@ package io.symmem.nativ;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.LongPointer;
 
 /**
  * The environment variables libsymmem reads itself (thread counts, crossovers, kernel shapes): the
@@ -41,5 +43,24 @@ public final class NativeTunables {
                     SymmemLibrary.symmem_tunable_allowed(i).getString(), problem));
         }
         return List.copyOf(tunables);
+    }
+
+    /**
+     * The value the library uses for the tunable {@code name}, read from this process's environment
+     * as the library reads it: the variable's value, or the default when unset or empty (a default
+     * that the backend computes reads as -1, i.e. UINT64_MAX). Throws
+     * {@link NativeException.InvalidArgument} for an unknown name or a value that is not valid.
+     */
+    public static long value(String name) {
+        int count = SymmemLibrary.symmem_tunable_count();
+        for (int i = 0; i < count; i++) {
+            if (SymmemLibrary.symmem_tunable_name(i).getString().equals(name)) {
+                try (LongPointer value = new LongPointer(1); IntPointer set = new IntPointer(1)) {
+                    Status.check(SymmemLibrary.symmem_tunable_value(i, value, set), "symmem_tunable_value");
+                    return value.get();
+                }
+            }
+        }
+        throw new NativeException.InvalidArgument("no native tunable is named " + name);
     }
 }

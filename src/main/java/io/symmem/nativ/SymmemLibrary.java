@@ -196,6 +196,8 @@ final class SymmemLibrary {
 
     static native int symmem_tunable_check(int index);
 
+    static native int symmem_tunable_value(int index, @Cast("uint64_t*") LongPointer value, IntPointer isSet);
+
     // abort
     static native int symmem_abort(String reason);
 

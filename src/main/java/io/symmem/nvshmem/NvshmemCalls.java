@@ -2,6 +2,7 @@ package io.symmem.nvshmem;
 
 import io.symmem.nativ.NativeCore;
 import io.symmem.nativ.NativeNvshmem;
+import io.symmem.nativ.NativeTunables;
 
 /**
  * What {@link NvshmemWorld} asks of NVSHMEM. The product uses {@link #nativeCalls()}; the protocol
@@ -27,6 +28,15 @@ public interface NvshmemCalls {
 
     /** True once this process's native waits were cut short (a peer is known dead). */
     boolean aborted();
+
+    /**
+     * {@value #PUSH_SCRATCH_VARIABLE} as libsymmem will read it at the next allocation (its value, or
+     * its default when unset): it sizes every buffer's pad region, so nvshmem_malloc's size depends on
+     * it as well as on the buffer's.
+     */
+    long pushScratchBytes();
+
+    String PUSH_SCRATCH_VARIABLE = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES";
 
     static NvshmemCalls nativeCalls() {
         return new NvshmemCalls() {
@@ -68,6 +78,11 @@ public interface NvshmemCalls {
             @Override
             public boolean aborted() {
                 return NativeCore.aborted();
+            }
+
+            @Override
+            public long pushScratchBytes() {
+                return NativeTunables.value(PUSH_SCRATCH_VARIABLE);
             }
         };
     }

@@ -26,7 +26,9 @@ import org.jboss.logging.Logger;
  * <li>join: rank 0's unique id is broadcast; every rank then meets at a barrier before any of them
  * enters NVSHMEM's bootstrap, and the bootstrap itself is watched for the rendezvous deadline;</li>
  * <li>allocate and free (nvshmem_malloc/free): every rank states which call it makes (its sequence
- * number, size and group); they must agree, whatever group each buffer is for;</li>
+ * number, size and group); they must agree, whatever group each buffer is for; an allocation also
+ * states SYMMEM_CUDA_PUSH_SCRATCH_BYTES, which sizes the buffer's pad region and so the
+ * nvshmem_malloc;</li>
  * <li>teams (nvshmem_team_split_strided) and finalize, likewise.</li>
  * </ul>
  * The agreements run on exchanges of their own, so that the rounds of other groups never shift them.
@@ -186,7 +188,9 @@ public final class NvshmemWorld {
     private void agreeHeapCall(String kind, String group, long sizeBytes, Duration timeout) {
         requireJoined(kind);
         long call = heapCalls++;
-        HeapCall mine = new HeapCall(kind, call, sizeBytes, group);
+        // Only an allocation's size depends on it; a free states -1.
+        long pushScratch = kind.equals("allocate") ? this.calls.pushScratchBytes() : -1;
+        HeapCall mine = new HeapCall(kind, call, sizeBytes, group, pushScratch);
         List<byte[]> all;
         try {
             all = heap.allGather(mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
@@ -208,6 +212,17 @@ public final class NvshmemWorld {
             throw new NvshmemMismatchException("the NVSHMEM heap is collective over all " + worldSize + " ranks, which must "
                     + "allocate and free the same sizes in the same order (whatever group each buffer is for), but heap "
                     + "call " + call + " differs: " + each + "; nothing was allocated or freed");
+        }
+        boolean sameScratch = calls.stream().allMatch(c -> c.pushScratchBytes == first.pushScratchBytes);
+        if (!sameScratch) {
+            StringBuilder each = new StringBuilder();
+            for (int r = 0; r < calls.size(); r++) {
+                each.append(r == 0 ? "" : ", ").append("rank ").append(r).append(": ").append(calls.get(r).pushScratchBytes);
+            }
+            throw new NvshmemMismatchException("heap call " + call + " (" + mine + ") needs the same nvshmem_malloc size "
+                    + "on all " + worldSize + " ranks, but " + NvshmemCalls.PUSH_SCRATCH_VARIABLE + ", which sizes each "
+                    + "buffer's pad region, differs (" + each + "): set " + NvshmemCalls.PUSH_SCRATCH_VARIABLE
+                    + " to the same value on every rank (unset is its default); nothing was allocated");
         }
     }
 
@@ -350,12 +365,12 @@ public final class NvshmemWorld {
     }
 
     /** One rank's statement of the heap call it is about to make. */
-    private record HeapCall(String kind, long call, long sizeBytes, String group) {
+    private record HeapCall(String kind, long call, long sizeBytes, String group, long pushScratchBytes) {
         byte[] encode() {
             byte[] k = kind.getBytes(StandardCharsets.UTF_8);
             byte[] g = group.getBytes(StandardCharsets.UTF_8);
-            return ByteBuffer.allocate(4 + k.length + 16 + 4 + g.length).putInt(k.length).put(k).putLong(call)
-                    .putLong(sizeBytes).putInt(g.length).put(g).array();
+            return ByteBuffer.allocate(4 + k.length + 16 + 4 + g.length + 8).putInt(k.length).put(k).putLong(call)
+                    .putLong(sizeBytes).putInt(g.length).put(g).putLong(pushScratchBytes).array();
         }
 
         static HeapCall decode(byte[] bytes) {
@@ -366,7 +381,9 @@ public final class NvshmemWorld {
             long size = b.getLong();
             byte[] g = new byte[b.getInt()];
             b.get(g);
-            return new HeapCall(new String(k, StandardCharsets.UTF_8), call, size, new String(g, StandardCharsets.UTF_8));
+            long pushScratch = b.getLong();
+            return new HeapCall(new String(k, StandardCharsets.UTF_8), call, size, new String(g, StandardCharsets.UTF_8),
+                    pushScratch);
         }
 
         @Override

@@ -54,6 +54,8 @@ class NvshmemWorldTest {
         final AtomicBoolean aborted = new AtomicBoolean();
         volatile boolean bootstrapHangs;
         volatile int liveBuffers;
+        /** SYMMEM_CUDA_PUSH_SCRATCH_BYTES per rank as libsymmem would read it; absent: its default. */
+        final Map<Integer, Long> pushScratch = new ConcurrentHashMap<>();
 
         FakeNvshmem(int world) {
             this.world = world;
@@ -113,6 +115,11 @@ class NvshmemWorldTest {
                 @Override
                 public boolean aborted() {
                     return aborted.get();
+                }
+
+                @Override
+                public long pushScratchBytes() {
+                    return pushScratch.getOrDefault(rank, 4L << 20);
                 }
             };
         }
@@ -232,6 +239,30 @@ class NvshmemWorldTest {
                     .hasMessageContaining("rank 2: allocate 2048 bytes").hasMessageContaining("rank 3: free 1024 bytes")
                     .hasMessageContaining("rank 0: allocate 4096 bytes");
         }
+    }
+
+    @Test
+    void anAllocationWithDifferentPushScratchSettingsIsRefusedOnEveryRankNamingEachValue() throws Exception {
+        // Same size everywhere, but rank 1 runs with SYMMEM_CUDA_PUSH_SCRATCH_BYTES=0: its pad region,
+        // hence its nvshmem_malloc, would be smaller than the others'. A free does not depend on it.
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        nv.pushScratch.put(1, 0L);
+        AtomicInteger mallocs = new AtomicInteger();
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                w.agreeFree("world", 8 << 20, TIMEOUT);
+                return w.allocate("world", 8 << 20, TIMEOUT, mallocs::incrementAndGet);
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).isInstanceOf(NvshmemMismatchException.class)
+                    .hasMessageContaining("heap call 1 (allocate 8388608 bytes for group 'world')")
+                    .hasMessageContaining("SYMMEM_CUDA_PUSH_SCRATCH_BYTES, which sizes each buffer's pad region, differs")
+                    .hasMessageContaining("rank 0: 4194304, rank 1: 0, rank 2: 4194304, rank 3: 4194304")
+                    .hasMessageContaining("to the same value on every rank").hasMessageContaining("nothing was allocated");
+        }
+        assertThat(mallocs).as("no rank entered nvshmem_malloc").hasValue(0);
     }
 
     @Test
@@ -528,6 +559,10 @@ class NvshmemWorldTest {
 
         public boolean aborted() {
             return d.aborted();
+        }
+
+        public long pushScratchBytes() {
+            return d.pushScratchBytes();
         }
     }
 }
