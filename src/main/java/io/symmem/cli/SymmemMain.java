@@ -194,6 +194,13 @@ public class SymmemMain implements QuarkusApplication {
 
     @Override
     public int run(String... args) {
+        Parsed bare = args.length == 1 ? namedFirst(args) : null;
+        if (bare != null && bare.command() == ServeCommand.class) {
+            // A bare `serve` (what the image and Kubernetes start) has nothing to parse: its command alone,
+            // without building the whole tree from annotations, which would take CPU from the world join
+            // that readiness waits for.
+            return new CommandLine(ServeCommand.class, factory).execute();
+        }
         return commandLine(factory).execute(args);
     }
 }
