@@ -54,6 +54,17 @@ class SymmemMainStartupTest {
     }
 
     @Test
+    void serveTakesNoOptionsSoABareServeNeedsNoParse() {
+        // SymmemMain.run starts a bare `serve` without picocli; an option added to it would be left at its
+        // Java default there, never at the default its annotation gives.
+        CommandLine.Model.CommandSpec serve = SymmemMain.commandLine(CommandLine.defaultFactory()).getSubcommands().get("serve").getCommandSpec();
+        assertThat(serve.options()).as("serve's options other than --help and --version")
+                .filteredOn(o -> !o.usageHelp() && !o.versionHelp()).isEmpty();
+        assertThat(serve.positionalParameters()).as("serve's parameters").isEmpty();
+        assertThat(serve.subcommands()).as("serve's subcommands").isEmpty();
+    }
+
+    @Test
     void theTreeHasEveryBenchAndLaunchKeepsItsCommandsArguments() {
         CommandLine tree = SymmemMain.commandLine(CommandLine.defaultFactory());
         assertThat(tree.getSubcommands().get("bench").getSubcommands()).containsOnlyKeys("store", "store-hostile", "allreduce", "pool", "http", "startup");
