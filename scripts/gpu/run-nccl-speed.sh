@@ -26,7 +26,10 @@
 #   bash scripts/gpu/run-nccl-speed.sh
 # Knobs for a shorter look at the small sizes: SIZES=4KiB,16KiB (Java's and the C loop's sizes),
 # JAVA_WARMUP_MS=20 (the Java bench's --warmup-ms; default 1000 here: with 20 ms single rounds ran before the JIT settled), CHECKS=0 (leaves out the abort,
-# hang and correctness checks and the native tests: only the benches run).
+# hang and correctness checks and the native tests: only the benches run). ROUNDS=5 (default 2) and
+# ROUND_MS=200 (default 100, Java's --min-time-ms; the C loop fills 100 ms) give both benches more and
+# longer rounds, the best kept, where a run-to-run spread of a few µs decides a cell (the largest sizes).
+# JITS=1 runs the Java bench with C1 only (default "1 4": C1, then C2).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # NVLink multicast must never be used on the shared machines.
@@ -60,6 +63,8 @@ BUILD_PID=$!
 
 SIZES=${SIZES:-4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB}
 JAVA_WARMUP_MS=${JAVA_WARMUP_MS:-1000}
+ROUNDS=${ROUNDS:-2}
+ROUND_MS=${ROUND_MS:-100}
 CHECKS=${CHECKS:-1}
 # 2. deadlines and aborts (the app finds the pip NCCL through python3, as run-nccl.sh checks)
 export SYMMEM_BACKEND=cuda MASTER_PORT=29661
@@ -91,17 +96,17 @@ note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc
 
 # 3. NCCL's C loop beside the C ABI
 [[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W)" 420 native-bench.txt \
-  "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')"
+  "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')" --rounds "$ROUNDS"
 
 # 4. the same from Java, out of place and in place, plain and window (the nccl backend's buffers are windows).
 # SYMMEM[] starts the JVM itself, without bin/symmem's flags (and SYMMEM_JAVA_OPTS): the JIT is chosen here,
 # and launch hands the JVM's options on to the ranks.
 export MASTER_PORT=29671
-for jit in 1 4; do
+for jit in ${JITS:-1 4}; do
   json=$OUT/java-nccl.json; [[ $jit == 4 ]] && json=$OUT/java-nccl-c2.json
   SYMMEM_BACKEND=nccl step "Java: bench allreduce --nccl (world $W, -XX:TieredStopAtLevel=$jit)" 420 java-bench.log \
     "$JAVA" -XX:TieredStopAtLevel=$jit "${SYMMEM[@]:1}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 \
-    --sizes "$SIZES" --warmup-ms "$JAVA_WARMUP_MS" --json "$json"
+    --sizes "$SIZES" --warmup-ms "$JAVA_WARMUP_MS" --rounds "$ROUNDS" --min-time-ms "$ROUND_MS" --json "$json"
 done
 
 # 5. native tests on the real NCCL

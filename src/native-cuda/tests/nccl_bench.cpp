@@ -17,7 +17,7 @@
 // Time per op = steady clock around N back-to-back calls on one stream + cudaStreamSynchronize, / N,
 // max over ranks; host = the same clock around the N calls alone, / N (what a call costs the caller).
 // The ranks start every measurement together (a barrier in shared memory); each (variant, api, size)
-// is measured in two rounds, the apis alternating, and the lower time is kept.
+// is measured in --rounds rounds (default 2), the apis alternating, and the lowest time is kept.
 // Output: one line per measurement,
 // "NCCLBENCH <variant> <api> <bytes> <us_per_op> <host_us> <iters> <slowest_rank>" (the rank whose
 // time per op was the largest, i.e. the one reported).
@@ -134,7 +134,7 @@ Result measure(int rank, int world, cudaStream_t stream, F call) {
   return r;
 }
 
-int rank_main(int rank, int world, const std::vector<uint64_t>& sizes) {
+int rank_main(int rank, int world, const std::vector<uint64_t>& sizes, int rounds) {
   const int device = rank;
   int ngpu = 0;
   CUDA_OK(cudaGetDeviceCount(&ngpu));
@@ -203,7 +203,7 @@ int rank_main(int rank, int world, const std::vector<uint64_t>& sizes) {
       const int napis = other_device >= 0 ? 4 : 2;
       Result best[4];
       for (Result& b : best) b = {1e30, 1e30, 0, 0};
-      for (int round = 0; round < 2; ++round) {
+      for (int round = 0; round < rounds; ++round) {
         for (int i = 0; i < napis; ++i) {
           // The thread's current device before the warm-up: its own, or another GPU's.
           CUDA_OK(cudaSetDevice(i < 2 ? device : other_device));
@@ -270,6 +270,7 @@ std::vector<uint64_t> parse_sizes(const char* list) {
 
 int main(int argc, char** argv) {
   int max_world = 2;
+  int rounds = 2;
   std::vector<uint64_t> sizes;
   for (uint64_t bytes = 4096; bytes <= kMaxBytes; bytes *= 4) sizes.push_back(bytes);
   for (int i = 1; i < argc; ++i) {
@@ -277,8 +278,11 @@ int main(int argc, char** argv) {
       max_world = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
       sizes = parse_sizes(argv[++i]);
+    } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+      rounds = std::atoi(argv[++i]);
+      if (rounds < 1 || rounds > 100) TEST_FAIL("--rounds %s: expected 1..100", argv[i]);
     } else {
-      std::fprintf(stderr, "usage: symmem_nccl_bench [--world N] [--sizes 4K,512K,8M,...]\n");
+      std::fprintf(stderr, "usage: symmem_nccl_bench [--world N] [--sizes 4K,512K,8M,...] [--rounds N]\n");
       return 2;
     }
   }
@@ -287,7 +291,7 @@ int main(int argc, char** argv) {
   void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) TEST_FAIL("mmap of the shared barrier failed");
   g_shared = new (mem) Shared();
-  if (!run_ranks(world, 900, [&](int r) { return rank_main(r, world, sizes); })) {
+  if (!run_ranks(world, 900, [&](int r) { return rank_main(r, world, sizes, rounds); })) {
     std::printf("nccl_bench world %d: FAILED\n", world);
     return 1;
   }
