@@ -6,6 +6,7 @@
 #      and, beside it, symmem_bench --world 2 to 1 MiB: what one of our collectives costs the caller
 #   2. symmem_link_probe link: NVLink between GPU 0 and 1, GB/s per direction: copy engines one way and
 #      both ways, SMs pushing (remote stores) and pulling (remote loads) both ways, a local HBM copy
+#   2b. symmem_link_probe ce: a 256 MiB two-shot whose data only the copy engines move, in chunks
 #   3. symmem_bench --world 2 up to 256 MiB under Nsight Systems when the machine has it (nsys), with
 #      the GPUs' metrics sampled (NVLink throughput, where this nsys and driver give them): the kernel
 #      summary and the metrics' names and averages are kept as text; without nsys, says so
@@ -43,6 +44,7 @@ if (( built == 0 )); then
   # Ours in the same call: symmem_bench's host columns (µs a collective costs the caller) up to 1 MiB.
   (( NGPU >= 2 )) && qstep "symmem_bench --world 2 to 1 MiB (host enqueue)" 60 bench.txt "$B/symmem_bench" --world 2 --max-bytes 1048576
   (( NGPU >= 2 )) && qstep "probe: NVLink GPU 0 <-> 1" 120 probe.txt "$B/symmem_link_probe" link
+  (( NGPU >= 2 )) && qstep "probe: a two-shot moved by the copy engines" 120 probe.txt "$B/symmem_link_probe" ce
   NSYS=$(command -v nsys || ls /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
   if [[ -n $NSYS && $NGPU -ge 2 ]]; then
     qstep "nsys: symmem_bench --world 2 to 256 MiB, GPU metrics" 150 nsys.log "$NSYS" profile -o /tmp/probe-bench \
@@ -87,7 +89,7 @@ PY
   fi
 fi
 echo "=== symmem_bench host columns"; grep -iE "host|bytes" "$OUT/bench.txt" 2>/dev/null | head -30
-echo "=== probe"; cat "$OUT/probe.txt" 2>/dev/null | grep -E '^(LAUNCH|LINK)'
+echo "=== probe"; cat "$OUT/probe.txt" 2>/dev/null | grep -E '^(LAUNCH|LINK|CE )'
 echo "=== nsys metrics"; head -40 "$OUT/nsys-metrics.txt" 2>/dev/null
 echo "=== ncu"; grep -E "two_shot|gpu__time|nvl|dram__|==PROF==|==ERROR==|==WARNING==" "$OUT/ncu.log" 2>/dev/null | head -30
 echo "=== symmem_bench under ncu"; grep -E "^ *268435456|busbw|FAIL" "$OUT/ncu.log" 2>/dev/null | head -10

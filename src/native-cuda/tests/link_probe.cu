@@ -11,8 +11,16 @@
 //           engines (cudaMemcpyPeerAsync) one way and both ways at once, and the SMs storing into
 //           the peer (push) or loading from it (pull), both ways at once, every SM busy. Best of 5,
 //           GB/s per direction (10^9 bytes).
-// Output: "LAUNCH <variant> <best_us> <median_us>" and "LINK <variant> <GB/s per direction>" lines.
+//   ce      what the copy engines would give an all-reduce: a 256 MiB bf16 in-place two-shot between
+//           GPU 0 and 1 whose data only the copy engines move (each GPU pushes the half its peer
+//           reduces into the peer's scratch, reduces its own half with the SMs, pushes the result
+//           back), in 4..64 chunks pipelined over three streams per GPU, ordered by events (one
+//           process: no cross-process signalling, which a product would need). Checked (every
+//           element 1 + 2 = 3 after the first run), then best of 5: bus bandwidth (GB/s).
+// Output: "LAUNCH <variant> <best_us> <median_us>", "LINK <variant> <GB/s per direction>" and
+// "CE two-shot <chunks> chunks <GB/s bus> <us>" lines.
 #include <cuda.h>
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -200,12 +208,147 @@ void probe_link() {
   std::fflush(stdout);
 }
 
+
+__global__ void add_bf16(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint4 a = dst[i];
+    const uint4 b = src[i];
+    __nv_bfloat162* pa = reinterpret_cast<__nv_bfloat162*>(&a);
+    const __nv_bfloat162* pb = reinterpret_cast<const __nv_bfloat162*>(&b);
+    for (int j = 0; j < 4; ++j) pa[j] = __hadd2(pa[j], pb[j]);
+    dst[i] = a;
+  }
+}
+
+// Holds a stream for `ns` (the GPU's global timer), so that the host enqueues every chunk's work
+// before any of it starts: the timing is then the GPUs', not the enqueue's.
+__global__ void hold(uint64_t ns) {
+  uint64_t t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+__global__ void fill_bf16(__nv_bfloat16* p, size_t n, float v) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = __float2bfloat16(v);
+}
+
+void probe_ce_two_shot() {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) return;
+  constexpr size_t kBytes = size_t(256) << 20, kHalf = kBytes / 2;
+  char* data[2];
+  char* scratch[2];
+  cudaStream_t cp1[2], red[2], cp2[2];
+  cudaEvent_t start[2], end[2];
+  int sms[2];
+  for (int g = 0; g < 2; ++g) {
+    CK(cudaSetDevice(g));
+    // Without peer access a peer copy is staged through the host (about 30 GB/s).
+    const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
+    if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else CK(peer);
+    CK(cudaMalloc(&data[g], kBytes));
+    CK(cudaMalloc(&scratch[g], kHalf));
+    CK(cudaStreamCreateWithFlags(&cp1[g], cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&red[g], cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&cp2[g], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&start[g]));
+    CK(cudaEventCreate(&end[g]));
+    CK(cudaDeviceGetAttribute(&sms[g], cudaDevAttrMultiProcessorCount, g));
+  }
+  for (int chunks : {4, 8, 16, 32, 64}) {
+    const size_t c = kHalf / chunks;
+    std::vector<cudaEvent_t> pushed[2], reduced[2];
+    for (int g = 0; g < 2; ++g) {
+      CK(cudaSetDevice(g));
+      pushed[g].resize(chunks);
+      reduced[g].resize(chunks);
+      for (int k = 0; k < chunks; ++k) {
+        CK(cudaEventCreateWithFlags(&pushed[g][k], cudaEventDisableTiming));
+        CK(cudaEventCreateWithFlags(&reduced[g][k], cudaEventDisableTiming));
+      }
+    }
+    double best_us = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        if (rep == 0) fill_bf16<<<sms[g] * 4, 512>>>(reinterpret_cast<__nv_bfloat16*>(data[g]), kBytes / 2, g + 1.0f);
+        CK(cudaDeviceSynchronize());
+      }
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        hold<<<1, 1, 0, cp1[g]>>>(20000000);  // 20 ms: longer than enqueueing up to 64 chunks takes
+        CK(cudaEventRecord(start[g], cp1[g]));
+        CK(cudaStreamWaitEvent(red[g], start[g]));
+        CK(cudaStreamWaitEvent(cp2[g], start[g]));
+      }
+      for (int k = 0; k < chunks; ++k) {
+        for (int g = 0; g < 2; ++g) {  // the half the peer reduces, chunk k, into the peer's scratch
+          CK(cudaSetDevice(g));
+          CK(cudaMemcpyPeerAsync(scratch[1 - g] + k * c, 1 - g, data[g] + (1 - g) * kHalf + k * c, g, c, cp1[g]));
+          CK(cudaEventRecord(pushed[g][k], cp1[g]));
+        }
+        for (int g = 0; g < 2; ++g) {  // own half += what the peer pushed; then the result to the peer
+          CK(cudaSetDevice(g));
+          CK(cudaStreamWaitEvent(red[g], pushed[1 - g][k]));
+          add_bf16<<<sms[g], 512, 0, red[g]>>>(reinterpret_cast<uint4*>(data[g] + g * kHalf + k * c),
+                                              reinterpret_cast<const uint4*>(scratch[g] + k * c), c / sizeof(uint4));
+          CK(cudaEventRecord(reduced[g][k], red[g]));
+          CK(cudaStreamWaitEvent(cp2[g], reduced[g][k]));
+          CK(cudaMemcpyPeerAsync(data[1 - g] + g * kHalf + k * c, 1 - g, data[g] + g * kHalf + k * c, g, c, cp2[g]));
+        }
+      }
+      double us = 0;
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        CK(cudaStreamWaitEvent(cp2[g], pushed[g][chunks - 1]));
+        CK(cudaEventRecord(end[g], cp2[g]));
+      }
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        CK(cudaDeviceSynchronize());
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, start[g], end[g]));
+        us = std::max(us, ms * 1000.0);
+      }
+      if (rep == 0) {  // 1 + 2 = 3 everywhere, on both GPUs (sampled at both ends and in the middle of each half)
+        for (int g = 0; g < 2; ++g) {
+          CK(cudaSetDevice(g));
+          for (size_t at : {size_t(0), kHalf / 2, kHalf - 4096, kHalf, kHalf + kHalf / 2, kBytes - 4096}) {
+            __nv_bfloat16 h[2048];
+            CK(cudaMemcpy(h, data[g] + at, sizeof h, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < 2048; ++i)
+              if (__bfloat162float(h[i]) != 3.0f) {
+                std::printf("CE two-shot %d chunks: WRONG on GPU %d at byte %zu: %g\n", chunks, g, at + 2 * i,
+                            __bfloat162float(h[i]));
+                std::exit(1);
+              }
+          }
+        }
+      } else {
+        best_us = std::min(best_us, us);
+      }
+    }
+    std::printf("CE two-shot %2d chunks %.1f %.1f\n", chunks, kBytes / (best_us * 1e3), best_us);
+    std::fflush(stdout);
+    for (int g = 0; g < 2; ++g)
+      for (int k = 0; k < chunks; ++k) {
+        CK(cudaEventDestroy(pushed[g][k]));
+        CK(cudaEventDestroy(reduced[g][k]));
+      }
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool launch = argc < 2 || std::string_view(argv[1]) != "link";
-  const bool link = argc < 2 || std::string_view(argv[1]) != "launch";
-  if (launch) probe_launch();
-  if (link) probe_link();
+  const std::string_view only = argc < 2 ? "" : argv[1];
+  if (only.empty() || only == "launch") probe_launch();
+  if (only.empty() || only == "link") probe_link();
+  if (only.empty() || only == "ce") probe_ce_two_shot();
   return 0;
 }

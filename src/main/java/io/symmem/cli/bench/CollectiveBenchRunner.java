@@ -103,6 +103,9 @@ final class CollectiveBenchRunner {
                 NativeStream stream = memory.createStream();
                 NcclColumns nccl = s.nccl() ? NcclColumns.open(runtime, exchange, memory, maxBytes) : null) {
             LaunchTimer.fillRandom(memory, maxBytes, s.dtype(), rank);
+            if (nccl != null) {
+                nccl.fillPlainRandom(maxBytes, s.dtype(), rank);
+            }
             for (long size : s.sizes()) {
                 long count = elements(size);
                 Cells cells = new Cells();

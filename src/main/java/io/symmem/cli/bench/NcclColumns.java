@@ -1,5 +1,6 @@
 package io.symmem.cli.bench;
 
+import io.symmem.collective.DType;
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeStream;
@@ -26,6 +27,7 @@ final class NcclColumns implements AutoCloseable {
     private final NcclCommunicator communicator;
     private final boolean ownCommunicator;
     private final List<AutoCloseable> owned;
+    private final LocalBuffer plain;
     private final NcclBuffer plainBuffer;
     private final NcclBuffer plainOut;
     private final NcclBuffer windowBuffer;
@@ -36,6 +38,7 @@ final class NcclColumns implements AutoCloseable {
         this.communicator = communicator;
         this.ownCommunicator = ownCommunicator;
         this.owned = owned;
+        this.plain = plain;
         this.plainBuffer = NcclBuffer.of(plain);
         this.plainOut = NcclBuffer.of(plainOut);
         this.windowBuffer = NcclBuffer.of(memory.nativeBuffer());
@@ -72,6 +75,11 @@ final class NcclColumns implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The plain input gets the values the symmetric buffer got (LaunchTimer.fillRandom), not zeros. */
+    void fillPlainRandom(long bytes, DType dtype, int rank) {
+        LaunchTimer.fillRandom(plain, bytes, dtype, rank);
     }
 
     void plain(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
