@@ -6,6 +6,8 @@ import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeStream;
 import io.symmem.store.StoreExchange;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -187,39 +189,29 @@ final class LaunchTimer {
 
     /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (the values do not change the timing). */
     static void fillRandom(SymmetricMemory memory, long bytes, DType dtype, int rank) {
-        Object values = randomValues(bytes, dtype, rank);
-        if (values instanceof float[] f) {
-            memory.copyFrom(f, 0);
-        } else {
-            memory.copyFrom((short[]) values, 0);
-        }
+        memory.copyFrom(randomValues(bytes, dtype, rank), 0);
     }
 
     /** The same values into local device memory: NCCL's plain columns time on the data its windows do. */
     static void fillRandom(LocalBuffer buffer, long bytes, DType dtype, int rank) {
-        Object values = randomValues(bytes, dtype, rank);
-        if (values instanceof float[] f) {
-            buffer.copyFrom(f, 0);
-        } else {
-            buffer.copyFrom((short[]) values, 0);
-        }
+        buffer.copyFrom(randomValues(bytes, dtype, rank), 0);
     }
 
-    /** Uniform in [-1, 1), seeded by the rank: never zeros, whose all-equal bits a GPU moves and adds faster. */
-    private static Object randomValues(long bytes, DType dtype, int rank) {
+    /**
+     * Uniform in [-1, 1), seeded by the rank, as the device holds them (little-endian): never zeros, whose
+     * all-equal bits a GPU moves and adds faster.
+     */
+    static ByteBuffer randomValues(long bytes, DType dtype, int rank) {
         SplittableRandom random = new SplittableRandom(17 + rank);
-        if (dtype == DType.FLOAT32) {
-            float[] values = new float[(int) (bytes / 4)];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = (float) (random.nextDouble() * 2 - 1);
-            }
-            return values;
-        }
-        short[] values = new short[(int) (bytes / 2)];
-        for (int i = 0; i < values.length; i++) {
+        ByteBuffer values = ByteBuffer.allocate(Math.toIntExact(bytes)).order(ByteOrder.LITTLE_ENDIAN);
+        while (values.remaining() >= dtype.bytes()) {
             float f = (float) (random.nextDouble() * 2 - 1);
-            values[i] = dtype == DType.BFLOAT16 ? HalfFloats.toBf16(f) : HalfFloats.toFp16(f);
+            switch (dtype) {
+                case FLOAT32 -> values.putFloat(f);
+                case BFLOAT16 -> values.putShort(HalfFloats.toBf16(f));
+                default -> values.putShort(HalfFloats.toFp16(f));
+            }
         }
-        return values;
+        return values.flip();
     }
 }

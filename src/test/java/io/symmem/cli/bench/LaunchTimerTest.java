@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.symmem.cli.common.HalfFloats;
+import io.symmem.collective.DType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -136,5 +141,28 @@ class LaunchTimerTest {
                         + " N launches (N fills 100 ms by a 10-launch probe on the slowest rank, 10..20000) back-to-back on"
                         + " one stream + synchronize, / N, slowest rank; best of 2 rounds; host = the same clock before the"
                         + " synchronize, / N (what a call costs the caller)");
+    }
+
+    @Test
+    void theInputsAreTheRanksSeededValuesInTheDevicesByteOrderNeverZeros() {
+        ByteBuffer bf16 = LaunchTimer.randomValues(4096, DType.BFLOAT16, 1);
+        ByteBuffer fp32 = LaunchTimer.randomValues(4096, DType.FLOAT32, 1);
+        assertThat(bf16.remaining()).isEqualTo(4096);
+        assertThat(fp32.remaining()).isEqualTo(4096);
+        SplittableRandom expected = new SplittableRandom(18);
+        int zeros = 0;
+        for (int i = 0; i < 2048; i++) {
+            float f = (float) (expected.nextDouble() * 2 - 1);
+            short bits = (short) ((bf16.get(2 * i) & 0xff) | (bf16.get(2 * i + 1) & 0xff) << 8);  // little-endian
+            assertThat(bits).as("bf16 element %d", i).isEqualTo(HalfFloats.toBf16(f));
+            zeros += bits == 0 ? 1 : 0;
+        }
+        assertThat(zeros).isLessThan(4);
+        SplittableRandom again = new SplittableRandom(18);
+        ByteBuffer le = fp32.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 1024; i++) {
+            assertThat(le.getFloat(4 * i)).as("fp32 element %d", i).isEqualTo((float) (again.nextDouble() * 2 - 1));
+        }
+        assertThat(LaunchTimer.randomValues(4096, DType.BFLOAT16, 0)).isNotEqualTo(bf16);
     }
 }
