@@ -197,7 +197,7 @@ public class SymmemMain implements QuarkusApplication {
         Parsed bare = args.length == 1 ? namedFirst(args) : null;
         if (bare != null && bare.command() == ServeCommand.class) {
             // A bare `serve` (what the image and Kubernetes start) has nothing to parse and `serve` has no
-            // options (ServeCommandTest holds it to that), so it runs without picocli: its classes are too
+            // options (SymmemMainStartupTest holds it to that), so it runs without picocli: its classes are too
             // old for the AOT cache, and loading and interpreting them took CPU from the world join that
             // readiness waits for.
             return factory.create(ServeCommand.class).call();

@@ -187,31 +187,46 @@ final class LaunchTimer {
         return maxOverRanks(new double[] {value})[0];
     }
 
-    /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (the values do not change the timing). */
+    /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (see {@link #fillRandom(long, DType, int, CopyIn)}). */
     static void fillRandom(SymmetricMemory memory, long bytes, DType dtype, int rank) {
-        memory.copyFrom(randomValues(bytes, dtype, rank), 0);
+        fillRandom(bytes, dtype, rank, memory::copyFrom);
     }
 
     /** The same values into local device memory: NCCL's plain columns time on the data its windows do. */
     static void fillRandom(LocalBuffer buffer, long bytes, DType dtype, int rank) {
-        buffer.copyFrom(randomValues(bytes, dtype, rank), 0);
+        fillRandom(bytes, dtype, rank, buffer::copyFrom);
     }
 
+    /** Where the values go: a device memory's copy from host bytes. */
+    interface CopyIn {
+        void copyFrom(ByteBuffer src, long offsetBytes);
+    }
+
+    /** Host bytes per copy: the values travel in pieces, so any size fills without a host array of its size. */
+    private static final int FILL_CHUNK_BYTES = 16 << 20;
+
     /**
-     * Uniform in [-1, 1), seeded by the rank, as the device holds them (little-endian): never zeros, whose
-     * all-equal bits a GPU moves and adds faster.
+     * Uniform in [-1, 1), seeded by the rank, in the device's byte order (little-endian): never zeros (a bench
+     * never times on zeros). Whole elements only, the first {@code bytes / dtype.bytes()} of them.
      */
-    static ByteBuffer randomValues(long bytes, DType dtype, int rank) {
+    static void fillRandom(long bytes, DType dtype, int rank, CopyIn into) {
         SplittableRandom random = new SplittableRandom(17 + rank);
-        ByteBuffer values = ByteBuffer.allocate(Math.toIntExact(bytes)).order(ByteOrder.LITTLE_ENDIAN);
-        while (values.remaining() >= dtype.bytes()) {
-            float f = (float) (random.nextDouble() * 2 - 1);
-            switch (dtype) {
-                case FLOAT32 -> values.putFloat(f);
-                case BFLOAT16 -> values.putShort(HalfFloats.toBf16(f));
-                default -> values.putShort(HalfFloats.toFp16(f));
+        long elements = bytes / dtype.bytes();
+        ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(FILL_CHUNK_BYTES, elements * dtype.bytes()))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        for (long done = 0; done < elements; ) {
+            chunk.clear();
+            long n = Math.min(chunk.capacity() / dtype.bytes(), elements - done);
+            for (long i = 0; i < n; i++) {
+                float f = (float) (random.nextDouble() * 2 - 1);
+                switch (dtype) {
+                    case FLOAT32 -> chunk.putFloat(f);
+                    case BFLOAT16 -> chunk.putShort(HalfFloats.toBf16(f));
+                    default -> chunk.putShort(HalfFloats.toFp16(f));
+                }
             }
+            into.copyFrom(chunk.flip(), done * dtype.bytes());
+            done += n;
         }
-        return values.flip();
     }
 }

@@ -143,12 +143,16 @@ class LaunchTimerTest {
                         + " synchronize, / N (what a call costs the caller)");
     }
 
+    /** What fillRandom writes, gathered from its copies (at their offsets) into one little-endian buffer. */
+    private static ByteBuffer filled(long bytes, DType dtype, int rank) {
+        ByteBuffer all = ByteBuffer.allocate((int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+        LaunchTimer.fillRandom(bytes, dtype, rank, (src, offset) -> all.put((int) offset, src, src.position(), src.remaining()));
+        return all;
+    }
+
     @Test
     void theInputsAreTheRanksSeededValuesInTheDevicesByteOrderNeverZeros() {
-        ByteBuffer bf16 = LaunchTimer.randomValues(4096, DType.BFLOAT16, 1);
-        ByteBuffer fp32 = LaunchTimer.randomValues(4096, DType.FLOAT32, 1);
-        assertThat(bf16.remaining()).isEqualTo(4096);
-        assertThat(fp32.remaining()).isEqualTo(4096);
+        ByteBuffer bf16 = filled(4096, DType.BFLOAT16, 1);
         SplittableRandom expected = new SplittableRandom(18);
         int zeros = 0;
         for (int i = 0; i < 2048; i++) {
@@ -158,11 +162,30 @@ class LaunchTimerTest {
             zeros += bits == 0 ? 1 : 0;
         }
         assertThat(zeros).isLessThan(4);
+        ByteBuffer fp32 = filled(4096, DType.FLOAT32, 1);
         SplittableRandom again = new SplittableRandom(18);
-        ByteBuffer le = fp32.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 1024; i++) {
-            assertThat(le.getFloat(4 * i)).as("fp32 element %d", i).isEqualTo((float) (again.nextDouble() * 2 - 1));
+            assertThat(fp32.getFloat(4 * i)).as("fp32 element %d", i).isEqualTo((float) (again.nextDouble() * 2 - 1));
         }
-        assertThat(LaunchTimer.randomValues(4096, DType.BFLOAT16, 0)).isNotEqualTo(bf16);
+        assertThat(filled(4096, DType.BFLOAT16, 0)).isNotEqualTo(bf16);
+    }
+
+    @Test
+    void largeFillsGoInPiecesAtTheirOffsetsWithTheSequenceUnbroken() {
+        long bytes = (40L << 20) + 6;  // three pieces of at most 16 MiB, and 3 bytes of no whole fp32 element (not written)
+        List<long[]> copies = new ArrayList<>();
+        ByteBuffer last = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        LaunchTimer.fillRandom(bytes, DType.FLOAT32, 0, (src, offset) -> {
+            copies.add(new long[] {offset, src.remaining()});
+            last.clear().put(0, src, src.limit() - 4, 4);
+        });
+        assertThat(copies).extracting(c -> c[0]).containsExactly(0L, 16L << 20, 32L << 20);
+        assertThat(copies).extracting(c -> c[1]).containsExactly(16L << 20, 16L << 20, (8L << 20) + 4);
+        SplittableRandom expected = new SplittableRandom(17);
+        float lastValue = 0;
+        for (long i = 0; i < bytes / 4; i++) {
+            lastValue = (float) (expected.nextDouble() * 2 - 1);
+        }
+        assertThat(last.getFloat(0)).isEqualTo(lastValue);
     }
 }
