@@ -48,28 +48,38 @@ static int leak_rank(int rank, int world, int ngpu) {
   return 0;
 }
 
-static int mismatch_rank(int rank) {
-  Names names("cudamismatch", 2);
+// Two ranks whose buffers differ (`bytes` differs, or what sizes the pad region): each allocates,
+// exchanges fds and imports, which fails with MISMATCH on both; `check_error` then reads
+// symmem_last_error. A failed import leaves the buffer as it was.
+template <class CheckError>
+static int import_mismatch(const char* name, int rank, uint64_t bytes, CheckError check_error) {
+  Names names(name, 2);
   CUDA_OK(cudaSetDevice(0));
   symmem_backend* be = nullptr;
   CHECK_OK(symmem_backend_open("cuda", 0, &be));
   symmem_buffer* b = nullptr;
-  CHECK_OK(symmem_buffer_alloc(be, rank == 0 ? 4096 : 8192, &b));
+  CHECK_OK(symmem_buffer_alloc(be, bytes, &b));
   symmem_channel* ch = nullptr;
   CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
   int fd = -1, fds[2];
   CHECK_OK(symmem_buffer_export_fd(b, &fd));
   CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, 2, 1, fd, fds, 20000));
   CHECK_STATUS(symmem_buffer_import(b, rank, 2, fds), SYMMEM_ERR_MISMATCH);
-  CHECK_ERROR_HAS(rank == 0 ? "rank 1's buffer is 8192 bytes, this rank's is 4096"
-                            : "rank 0's buffer is 4096 bytes, this rank's is 8192");
+  check_error();
   close(fds[0]);
   close(fds[1]);
-  CHECK(symmem_buffer_world(b) == 0);  // a failed import leaves the buffer as it was
+  CHECK(symmem_buffer_world(b) == 0);
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_channel_close(ch));
   CHECK_OK(symmem_backend_close(be));
   return 0;
+}
+
+static int mismatch_rank(int rank) {
+  return import_mismatch("cudamismatch", rank, rank == 0 ? 4096 : 8192, [&] {
+    CHECK_ERROR_HAS(rank == 0 ? "rank 1's buffer is 8192 bytes, this rank's is 4096"
+                              : "rank 0's buffer is 4096 bytes, this rank's is 8192");
+  });
 }
 
 // SYMMEM_CUDA_PUSH_SCRATCH_BYTES different on the two ranks (rank 0 its default, 4 MiB; rank 1
@@ -77,36 +87,20 @@ static int mismatch_rank(int rank) {
 // naming the variable and this rank's value: mostly at cuMemMap (INVALID_VALUE or NOT_SUPPORTED,
 // before the header can be read), else at the header check.
 static int scratch_mismatch_rank(int rank) {
-  Names names("cudascratch", 2);
   if (rank == 0) unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
   else setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "0", 1);
-  CUDA_OK(cudaSetDevice(0));
-  symmem_backend* be = nullptr;
-  CHECK_OK(symmem_backend_open("cuda", 0, &be));
-  symmem_buffer* b = nullptr;
-  CHECK_OK(symmem_buffer_alloc(be, 8u << 20, &b));
-  symmem_channel* ch = nullptr;
-  CHECK_OK(symmem_channel_open(names.ptrs[rank], &ch));
-  int fd = -1, fds[2];
-  CHECK_OK(symmem_buffer_export_fd(b, &fd));
-  CHECK_OK(symmem_channel_all_gather_fds(ch, names.ptrs.data(), rank, 2, 1, fd, fds, 20000));
-  CHECK_STATUS(symmem_buffer_import(b, rank, 2, fds), SYMMEM_ERR_MISMATCH);
-  const std::string mine = rank == 0 ? "4194304" : "0";
-  const std::string at_map = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; " + mine +
-                             " on this rank) must be the same on every rank";
-  const std::string at_header = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=" + mine + " here";
-  const char* err = symmem_last_error();
-  if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
-    TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
-              at_map.c_str(), at_header.c_str());
-  close(fds[0]);
-  close(fds[1]);
-  CHECK(symmem_buffer_world(b) == 0);
-  CHECK_OK(symmem_buffer_free(b));
-  CHECK_OK(symmem_channel_close(ch));
-  CHECK_OK(symmem_backend_close(be));
+  const int rc = import_mismatch("cudascratch", rank, 8u << 20, [&] {
+    const std::string mine = rank == 0 ? "4194304" : "0";
+    const std::string at_map = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; " + mine +
+                               " on this rank) must be the same on every rank";
+    const std::string at_header = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=" + mine + " here";
+    const char* err = symmem_last_error();
+    if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
+      TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
+                at_map.c_str(), at_header.c_str());
+  });
   unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
-  return 0;
+  return rc;
 }
 
 static int overlap_rank(int rank, bool allow) {
