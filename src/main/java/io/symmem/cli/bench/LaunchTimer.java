@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
+import java.util.function.ObjLongConsumer;
 
 /**
  * How the collective benchmarks time a launch, the way the native NCCL bench (nccl_bench.cpp) does: untimed
@@ -187,7 +188,7 @@ final class LaunchTimer {
         return maxOverRanks(new double[] {value})[0];
     }
 
-    /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (see {@link #fillRandom(long, DType, int, CopyIn)}). */
+    /** Random inputs in [-1, 1) in {@code dtype}, a different sequence per rank (see {@link #fillRandom(long, DType, int, ObjLongConsumer)}). */
     static void fillRandom(SymmetricMemory memory, long bytes, DType dtype, int rank) {
         fillRandom(bytes, dtype, rank, memory::copyFrom);
     }
@@ -197,19 +198,15 @@ final class LaunchTimer {
         fillRandom(bytes, dtype, rank, buffer::copyFrom);
     }
 
-    /** Where the values go: a device memory's copy from host bytes. */
-    interface CopyIn {
-        void copyFrom(ByteBuffer src, long offsetBytes);
-    }
-
     /** Host bytes per copy: the values travel in pieces, so any size fills without a host array of its size. */
     private static final int FILL_CHUNK_BYTES = 16 << 20;
 
     /**
      * Uniform in [-1, 1), seeded by the rank, in the device's byte order (little-endian): never zeros (a bench
-     * never times on zeros). Whole elements only, the first {@code bytes / dtype.bytes()} of them.
+     * never times on zeros). Whole elements only, the first {@code bytes / dtype.bytes()} of them, each piece handed
+     * to {@code into} with its byte offset (a device memory's copyFrom).
      */
-    static void fillRandom(long bytes, DType dtype, int rank, CopyIn into) {
+    static void fillRandom(long bytes, DType dtype, int rank, ObjLongConsumer<ByteBuffer> into) {
         SplittableRandom random = new SplittableRandom(17 + rank);
         long elements = bytes / dtype.bytes();
         ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(FILL_CHUNK_BYTES, elements * dtype.bytes()))
@@ -225,7 +222,7 @@ final class LaunchTimer {
                     default -> chunk.putShort(HalfFloats.toFp16(f));
                 }
             }
-            into.copyFrom(chunk.flip(), done * dtype.bytes());
+            into.accept(chunk.flip(), done * dtype.bytes());
             done += n;
         }
     }
