@@ -19,7 +19,7 @@ import argparse, glob, json, math, os, re, shutil, sys
 # 256 MiB; bus bandwidth at 256 MiB at least 360 GB/s.
 SMALL_GOAL, LARGE_GOAL, BUSBW_GOAL = 0.8, 0.95, 360.0
 KIB, MIB = 1 << 10, 1 << 20
-ALLREDUCE_VARIANTS = ("one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip")
+ALLREDUCE_VARIANTS = ("one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip", "two-shot-ce-ip")
 JAVA_KEYS = ("one_shot_us", "two_shot_us", "auto_us")
 JAVA_SOURCES = ("java-cuda", "java-nvshmem", "java-nccl")
 TORCH_SOURCES = ("torch-cuda", "torch-nvshmem")
@@ -275,26 +275,27 @@ def crossover(rows, one, two):
 
 
 def auto_switch(rows, column):
-    picks = [b for b in sorted(rows) if rows[b].get(column) == "two"]
+    picks = [b for b in sorted(rows) if rows[b].get(column) in ("two", "ce")]
     return picks[0] if picks else None
 
 
 def crossovers(backend, rows, world, p):
     p("")
     p(f"===== auto crossovers: symmem_bench, {backend} backend, world {world or '?'}, us per op")
-    cols = ["size", "one-shot", "two-shot", "faster", "auto", "auto=", "1-shot ip", "2-shot ip", "faster", "ip="]
+    cols = ["size", "one-shot", "two-shot", "faster", "auto", "auto=", "1-shot ip", "2-shot ip", "ce ip", "faster", "ip="]
     p("".join(f"{c:>11}" for c in cols))
     worst = (1.0, None)
     for b in sorted(rows):
         r = rows[b]
-        def faster(one, two):
-            return "-" if not (r.get(one) and r.get(two)) else ("two" if r[two] < r[one] else "one")
+        def faster(one, two, ce=None):
+            timed = [(r[c], n) for c, n in ((one, "one"), (two, "two"), (ce, "ce")) if c and r.get(c)]
+            return "-" if len(timed) < 2 else min(timed)[1]
         best = lower(r.get("one-shot"), r.get("two-shot"))
         if best and r.get("auto") and r["auto"] / best > worst[0]:
             worst = (r["auto"] / best, b)
         vals = [size_text(b), fmt(r.get("one-shot")), fmt(r.get("two-shot")), faster("one-shot", "two-shot"),
                 fmt(r.get("auto")), r.get("auto=", "-"), fmt(r.get("one-shot-ip")), fmt(r.get("two-shot-ip")),
-                faster("one-shot-ip", "two-shot-ip"), r.get("ip=", "-")]
+                fmt(r.get("two-shot-ce-ip")), faster("one-shot-ip", "two-shot-ip", "two-shot-ce-ip"), r.get("ip=", "-")]
         p("".join(f"{v:>11}" for v in vals))
     text = lambda b: "never" if b is None else size_text(b)
     for label, one, two, col, knob, rule in (
@@ -311,6 +312,11 @@ def crossovers(backend, rows, world, p):
           f" {text(switch)}: {agree}. Set by {knob} ({rule}); DeviceBuffer::auto_algo, src/native-cuda/src/cuda/device_buffer.cu")
         if switch != measured and measured is not None:
             p(f"  to switch where this run did: {knob}={measured}")
+    if any(r.get("two-shot-ce-ip") for r in rows.values()):
+        ce_start, ce_first, _ = crossover(rows, "two-shot-ip", "two-shot-ce-ip")
+        ce_switch = next((b for b in sorted(rows) if rows[b].get("ip=") == "ce"), None)
+        p(f"in place, copy-engine two-shot against two-shot: faster from {text(ce_start)} on (first faster at"
+          f" {text(ce_first)}); AUTO picks it from {text(ce_switch)}. Set by SYMMEM_CUDA_CE_MIN_BYTES (default 64 MiB)")
     if worst[1] is not None:
         p(f"AUTO against the faster of one-shot and two-shot (out of place): worst {worst[0]:.3f}x at {size_text(worst[1])}")
 

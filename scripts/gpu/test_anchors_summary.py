@@ -85,6 +85,18 @@ class SummaryTest(unittest.TestCase):
         self.assertIsNone(s.auto_switch(symmem["cuda"], "auto="), "world 2 out of place: one-shot at every size")
         self.assertEqual(s.auto_switch(symmem["cuda"], "ip="), MIB)
 
+    def test_the_copy_engine_column_counts_as_ours_and_its_auto_pick(self):
+        text = ("symmem_bench: cuda backend, world 2, bf16 sum, time per op (us, max over ranks), busbw GB/s\n"
+                "     bytes  one-shot  two-shot  two-shot-ip  two-shot-ce-ip  auto=  ip=  busbw(best)\n"
+                "  33554432    139.22    107.68        96.91           99.10    one  two      346.2\n"
+                " 268435456   1078.74    819.44       811.50          722.40    one   ce      371.6\n")
+        symmem, _, _ = s.parse_native(text)
+        (us, which), _ = s.ours_native_at(256 * MIB, symmem)
+        self.assertEqual((us, which), (722.40, "cuda two-shot-ce-ip"))
+        self.assertEqual(symmem["cuda"][256 * MIB]["ip="], "ce")
+        self.assertEqual(s.auto_switch(symmem["cuda"], "ip="), 32 * MIB, "two or ce: AUTO's in-place switch to a two-shot")
+        self.assertEqual(s.crossover(symmem["cuda"], "two-shot-ip", "two-shot-ce-ip")[0], 256 * MIB)
+
     def test_the_printed_tables(self):
         text = printed(SAMPLE)
         self.assertIn("ratio goals met: 5 of 11 sizes", text)

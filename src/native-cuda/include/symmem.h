@@ -54,7 +54,13 @@ typedef enum symmem_reduce_op {
 typedef enum symmem_algo {
   SYMMEM_ALGO_AUTO = 0,
   SYMMEM_ALGO_ONE_SHOT = 1, /* every rank reads every peer's whole input */
-  SYMMEM_ALGO_TWO_SHOT = 2  /* reduce-scatter of one slice per rank, then all-gather */
+  SYMMEM_ALGO_TWO_SHOT = 2, /* reduce-scatter of one slice per rank, then all-gather */
+  /* Two-shot whose data the GPUs' copy engines move over the link and the SMs only add, in
+   * chunks through the buffer's copy-engine scratch: cuda and nccl backends, world 2, in place,
+   * on a buffer allocated with that scratch (SYMMEM_CUDA_CE_MIN_BYTES, SYMMEM_CUDA_CE_SLOT_BYTES);
+   * anything else is refused with the reason. AUTO picks it where it is allowed, from
+   * SYMMEM_CUDA_CE_MIN_BYTES up. */
+  SYMMEM_ALGO_TWO_SHOT_CE = 3
 } symmem_algo;
 
 /* ---- library ---------------------------------------------------------------------------- */

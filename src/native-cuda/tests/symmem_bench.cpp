@@ -5,7 +5,9 @@
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
-// one-shot (out of place), two-shot (out of place), two-shot (in place), auto (out of place).
+// one-shot (out of place), two-shot (out of place), two-shot (in place), auto (out of place), and
+// at world 2 on cuda buffers the copy-engine two-shot (in place; the 256 MiB-class buffer has its
+// scratch, so every size runs it).
 // Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
 // over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place) and
 // the latency of barrier_on_stream.
@@ -26,8 +28,12 @@
 
 #include "cuda_test_util.h"
 
-enum { kOne, kOneIp, kTwo, kTwoIp, kAuto, kAutoIp, kAg, kRs, kVariants };
-static const char* kVariantName[] = {"one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip", "all-gather", "reduce-scatter"};
+enum { kOne, kOneIp, kTwo, kTwoIp, kAuto, kAutoIp, kAg, kRs, kCeIp, kVariants };
+static const char* kVariantName[] = {"one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip",
+                                     "all-gather", "reduce-scatter", "two-shot-ce-ip"};
+static const char* algo_text(int a) {
+  return a == SYMMEM_ALGO_ONE_SHOT ? "one" : a == SYMMEM_ALGO_TWO_SHOT_CE ? "ce" : "two";
+}
 static const int kMaxSizes = 32;
 
 struct Shared {
@@ -143,6 +149,7 @@ int main(int argc, char** argv) {
       if (rank == 0) sh->auto_algo_ip[si] = chosen;
       for (int v = 0; v < kVariants; ++v) {
         if (v == kOneIp && bytes > symmem_one_shot_in_place_max_bytes(b)) continue;
+        if (v == kCeIp && (world != 2 || nvshmem)) continue;
         auto op_on = [&](void* s) {
           switch (v) {
             case kOne: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
@@ -152,6 +159,7 @@ int main(int argc, char** argv) {
             case kTwoIp: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
             case kAuto: return symmem_all_reduce(b, SYMMEM_ALGO_AUTO, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
             case kAg: return symmem_all_gather(b, symmem_dtype(dtype), count / world, out, s, timeout);
+            case kCeIp: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT_CE, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
             default: return symmem_reduce_scatter(b, symmem_dtype(dtype), SYMMEM_SUM, count / world, out, s, timeout);
           }
         };
@@ -237,13 +245,12 @@ int main(int argc, char** argv) {
       else std::printf(" %14s", "-");
     }
     double best = t[kAuto];
-    for (int v : {kOne, kOneIp, kTwo, kTwoIp, kAutoIp})
+    for (int v : {kOne, kOneIp, kTwo, kTwoIp, kAutoIp, kCeIp})
       if (t[v] > 0) best = std::min(best, t[v]);
     // World 1 moves no data between ranks: its busbw is 0 by the formula; shown is the copy's rate.
     const double busbw = world > 1 ? 2.0 * (world - 1) / world * sizes[si] / (best * 1e-6) / 1e9
                                    : sizes[si] / (best * 1e-6) / 1e9;
-    std::printf(" %6s %6s %10.1f\n", sh->auto_algo[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two",
-                sh->auto_algo_ip[si] == SYMMEM_ALGO_ONE_SHOT ? "one" : "two", busbw);
+    std::printf(" %6s %6s %10.1f\n", algo_text(sh->auto_algo[si]), algo_text(sh->auto_algo_ip[si]), busbw);
   }
   // Host time per call while enqueuing: when it is close to the time per op above, the GPU waited for
   // launches (launch-bound) and the figure is the CPU's, not the kernel's.

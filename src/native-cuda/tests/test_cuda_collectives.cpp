@@ -2,6 +2,9 @@
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
 // stream and host-synchronously, memset32 and stream_write_value32.
+// The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
+// from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
+// (out of place, world 4) the refusal is checked.
 #include <cstring>
 #include <cstdlib>
 #include <cuda_bf16.h>
@@ -135,6 +138,13 @@ static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, 
                 (unsigned long long)n, c.world);
   if (in_place && algo == SYMMEM_ALGO_ONE_SHOT && n * es > symmem_one_shot_in_place_max_bytes(c.b))
     return;
+  if (algo == SYMMEM_ALGO_TWO_SHOT_CE && (!in_place || c.world != 2)) {
+    CHECK_STATUS(symmem_all_reduce(c.b, symmem_algo(algo), symmem_dtype(dtype), symmem_reduce_op(op), n,
+                                   in_place ? nullptr : c.out, c.s, kTimeout),
+                 SYMMEM_ERR_UNSUPPORTED);
+    CHECK_ERROR_HAS(c.world != 2 ? "TWO_SHOT_CE runs at world 2 only" : "TWO_SHOT_CE reduces in place only");
+    return;
+  }
   write_input(c, dtype, tag, 0, n);
   if (!in_place) poison(c.out, n * es + 64);
   CHECK_OK(symmem_all_reduce(c.b, symmem_algo(algo), symmem_dtype(dtype), symmem_reduce_op(op), n,
@@ -238,13 +248,21 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_OK(symmem_buffer_device_uuid(b, (rank + 1) % world, u1));
   if (world > 1 && ngpu >= world && std::memcmp(u0, u1, 16) == 0) TEST_FAIL("peer has our uuid");
   signals(c);
+  symmem_algo picked = SYMMEM_ALGO_AUTO;
+  CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 1, &picked));
+  if ((picked == SYMMEM_ALGO_TWO_SHOT_CE) != (world == 2))
+    TEST_FAIL("AUTO in place, %llu float32 at world %d picked algo %d", (unsigned long long)kMaxCount, world, int(picked));
+  CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, 4099, 1, &picked));
+  if (picked == SYMMEM_ALGO_TWO_SHOT_CE) TEST_FAIL("AUTO in place picked the copy-engine two-shot below 1 MiB");
+  CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 0, &picked));
+  if (picked == SYMMEM_ALGO_TWO_SHOT_CE) TEST_FAIL("AUTO out of place picked the copy-engine two-shot");
   // SYMMEM_TEST_SMALL=1 (for compute-sanitizer): two small sizes only.
   std::vector<uint64_t> sizes(std::begin(kSizes), std::end(kSizes));
   if (std::getenv("SYMMEM_TEST_SMALL") != nullptr) sizes = {7, 4099};
   for (uint64_t n : sizes)
     for (int dtype = 0; dtype < 3; ++dtype) {
       for (int op = 0; op < 4; ++op) {
-        for (int algo : {SYMMEM_ALGO_ONE_SHOT, SYMMEM_ALGO_TWO_SHOT, SYMMEM_ALGO_AUTO})
+        for (int algo : {SYMMEM_ALGO_ONE_SHOT, SYMMEM_ALGO_TWO_SHOT, SYMMEM_ALGO_TWO_SHOT_CE, SYMMEM_ALGO_AUTO})
           for (bool ip : {false, true}) all_reduce_case(c, algo, ip, dtype, op, n);
         for (bool ip : {false, true}) reduce_scatter_case(c, ip, dtype, op, n);
       }
@@ -270,6 +288,8 @@ static int rank_main(int rank, int world, int ngpu) {
 
 int main() {
   const int ngpu = require_gpus("test_cuda_collectives", 2);
+  setenv("SYMMEM_CUDA_CE_SLOT_BYTES", "65536", 1);
+  setenv("SYMMEM_CUDA_CE_MIN_BYTES", "1048576", 1);
   std::random_device rd;
   g_seed = (uint64_t(rd()) << 32) ^ rd();
   std::printf("seed %llu, %d GPU(s)\n", (unsigned long long)g_seed, ngpu);

@@ -235,9 +235,9 @@ symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_
     const char* what = "symmem_all_reduce";
     SYMMEM_TRY(check_imported(buffer, what));
     const int a = as_int(&algo), d = as_int(&dtype), o = as_int(&op);
-    SYMMEM_REQUIRE(a >= SYMMEM_ALGO_AUTO && a <= SYMMEM_ALGO_TWO_SHOT,
+    SYMMEM_REQUIRE(a >= SYMMEM_ALGO_AUTO && a <= SYMMEM_ALGO_TWO_SHOT_CE,
                    "%s: algo %d is unknown (SYMMEM_ALGO_AUTO = 0, SYMMEM_ALGO_ONE_SHOT = 1, "
-                   "SYMMEM_ALGO_TWO_SHOT = 2)",
+                   "SYMMEM_ALGO_TWO_SHOT = 2, SYMMEM_ALGO_TWO_SHOT_CE = 3)",
                    what, a);
     SYMMEM_TRY(check_dtype(d, what));
     SYMMEM_TRY(check_op(o, what));

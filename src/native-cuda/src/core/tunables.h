@@ -25,6 +25,8 @@ enum class Tunable : int {
   kCudaTwoShotIpMinBytes,
   kCudaLoadKernels,
   kCudaDirectLaunch,
+  kCudaCeSlotBytes,
+  kCudaCeMinBytes,
   kCount
 };
 
@@ -85,6 +87,16 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_DIRECT_LAUNCH", "cuda", 0, 1, 1,
      "1 launches each kernel through the driver (cuLaunchKernelEx) with its function looked up "
      "once per device, 0 through the runtime's cudaLaunchKernelEx"},
+    {"SYMMEM_CUDA_CE_SLOT_BYTES", "cuda", 0, uint64_t{1} << 30, 0,
+     "bytes: the largest chunk of the copy-engine two-shot (SYMMEM_ALGO_TWO_SHOT_CE, opt-in: not "
+     "yet faster than two-shot on 2 x H100); a buffer of B >= SYMMEM_CUDA_CE_MIN_BYTES bytes gets 2 "
+     "slots of min(this, B / 8) in its pad region (a quarter more memory up to 256 MiB buffers at "
+     "32 MiB), of the cuda and nccl backends only; must be the same on every rank (import fails "
+     "otherwise); 0: no such scratch, no copy-engine two-shot"},
+    {"SYMMEM_CUDA_CE_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{64} << 20,
+     "bytes: buffers of at least this size get the copy-engine scratch, and AUTO runs in-place "
+     "all-reduces of at least this size at world 2 as the copy-engine two-shot; must be the "
+     "same on every rank"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

@@ -48,8 +48,9 @@ class CudaBuffer final : public FdSharedBuffer {
 symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer** out) {
   const Driver* d = nullptr;
   SYMMEM_TRY(driver(&d));
-  uint64_t pad_region = 0, total = 0;
-  SYMMEM_TRY(allocation_geometry(d, device, size_bytes, &pad_region, &total));
+  Geometry g;
+  SYMMEM_TRY(allocation_geometry(d, device, size_bytes, /*ce_scratch=*/true, &g));
+  const uint64_t total = g.total;
   std::unique_ptr<CudaBuffer> b(new CudaBuffer());
   b->drv_ = d;
   b->device_ = device;
@@ -74,7 +75,7 @@ symmem_status CudaBuffer::create(int device, uint64_t size_bytes, symmem_buffer*
   acc.location.id = device;
   acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   SYMMEM_CU(d->MemSetAccess(b->own_va_, total, &acc, 1), "cuMemSetAccess(own allocation)");
-  SYMMEM_TRY(b->init_local(d, device, size_bytes, pad_region, total, b->own_va_));
+  SYMMEM_TRY(b->init_local(d, device, size_bytes, g, b->own_va_));
   *out = b.release();
   return SYMMEM_OK;
 }

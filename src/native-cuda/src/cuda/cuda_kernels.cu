@@ -519,6 +519,79 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
   }
 }
 
+// ---- copy-engine two-shot (world 2) ------------------------------------------------------------
+// The data move by copy engines (device_buffer.cu, all_reduce_ce); these kernels only signal, wait
+// and add. Chunk k of a call has the sequence number *epoch + k (k from 1); flags only grow, so a
+// flag a peer has already moved past satisfies a wait too.
+__device__ __forceinline__ uint32_t* ce_flag(uint32_t* pad, int kind) {
+  return pad + kCeFlagsOff / 4 + kind * kCeFlagStride;
+}
+
+// Waits until the own flag `kind` has reached `want`; false (and the error recorded) on a deadline,
+// an abort, or another wait of the buffer that failed first.
+__device__ bool ce_wait(const CeArgs& a, int kind, uint32_t want, int chunk) {
+  const uint32_t* f = ce_flag(a.mine, kind);
+  Waiter w;
+  while (static_cast<int32_t>(ld_acquire_sys(f) - want) < 0)
+    if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+      record(w.why, a.claim, a.err, kOpAllReduceCe, kind + 1, a.peer_rank, chunk, a.timeout_ms);
+      return false;
+    }
+  return true;
+}
+
+// The call's first kernel: every chunk's sequence number, from which the copy engines signal.
+__global__ void ce_prepare_kernel(CeArgs a, int chunks) {
+  const uint32_t base = __ldcg(a.epoch);
+  for (int k = threadIdx.x; k < chunks; k += blockDim.x) a.seq[k] = base + k + 1;
+}
+
+// Waits until the own flag `kind` has reached chunk `chunk` (one thread: a wait that holds no more
+// than one block's slot, so that waits for copies on other streams and in the peer never fill the
+// GPU with spinning blocks that those copies' own small kernels would then find no room beside).
+__global__ void ce_wait_kernel(CeArgs a, int kind, int chunk) {
+  if (threadIdx.x != 0) return;
+  (void)ce_wait(a, kind, __ldcg(a.epoch) + chunk, chunk);
+}
+
+// dst (own half, chunk `chunk`) = dst op src (the peer's values of it, pushed into the own
+// scratch; ce_wait_kernel before it on the stream waited for them). The last block to finish tells
+// the peer that the scratch slot may take its next push. After a failed wait nothing is added and
+// nothing is signalled (the buffer's state is undefined from then on anyway).
+template <class T, int N, int OP>
+__global__ void __launch_bounds__(512) ce_reduce_kernel(CeArgs a, T* dst, const T* src,
+                                                        uint64_t count, int chunk) {
+  if (*reinterpret_cast<const volatile uint32_t*>(a.claim) != 0) return;
+  const uint32_t base = __ldcg(a.epoch);
+  const uint64_t nfull = count / N;
+  for (uint64_t i = gtid(); i < nfull; i += gsize()) {
+    const Pack<T, N> in[kMaxCollWorld] = {load_cg<T, N>(dst + i * N), load_cg<T, N>(src + i * N)};
+    store<T, N>(dst + i * N, reduce_packs<T, N, OP>(in, 2));
+  }
+  for (uint64_t j = nfull * N + gtid(); j < count; j += gsize()) {
+    const Pack<T, 1> in[kMaxCollWorld] = {load_cg<T, 1>(dst + j), load_cg<T, 1>(src + j)};
+    dst[j] = reduce_packs<T, 1, OP>(in, 2).v[0];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(a.blocks_done, 1u) == gridDim.x - 1) {
+      atomicExch(a.blocks_done, 0u);
+      __threadfence_system();
+      st_release_sys(ce_flag(a.peer, kCeConsumed), base + chunk);
+    }
+  }
+}
+
+// The call's last kernel, after every copy of this rank: waits until the peer's reduced half has
+// arrived (all `chunks`), then moves the sequence on for the next call.
+__global__ void ce_finish_kernel(CeArgs a, int chunks) {
+  if (threadIdx.x != 0) return;
+  const uint32_t base = __ldcg(a.epoch);
+  (void)ce_wait(a, kCeReturned, base + chunks, chunks);
+  *a.epoch = base + chunks;
+}
+
 // ---- all-gather ---------------------------------------------------------------------------------
 // Out of place: out[p*count + j] = rank p's data[j]; barrier before (inputs) and after (reads).
 // In place: rank r pushes its block [r*count, (r+1)*count) into every peer's buffer.
@@ -603,7 +676,7 @@ const Driver* launch_driver() {
 
 // One launch through the driver; false: not launched (the caller takes the runtime's way).
 template <auto K, class... P, class... A>
-bool launch_direct(void (*)(P...), int blocks, int threads, cudaStream_t s, A&&... args) {
+bool launch_direct(void (*)(P...), bool pdl, int blocks, int threads, cudaStream_t s, A&&... args) {
   const Driver* d = launch_driver();
   if (d == nullptr || d->LaunchKernelEx == nullptr) return false;
   const int device = t_launch_device;
@@ -626,7 +699,7 @@ bool launch_direct(void (*)(P...), int blocks, int threads, cudaStream_t s, A&&.
     cfg.sharedMemBytes = 0;
     cfg.hStream = reinterpret_cast<CUstream>(s);
     cfg.attrs = attr;
-    cfg.numAttrs = tuning().pdl ? 1 : 0;
+    cfg.numAttrs = pdl ? 1 : 0;
     return d->LaunchKernelEx(&cfg, f, params, nullptr);
   }(std::forward<A>(args)...);
   if (r == CUDA_SUCCESS) return true;
@@ -634,17 +707,17 @@ bool launch_direct(void (*)(P...), int blocks, int threads, cudaStream_t s, A&&.
   return false;
 }
 
-// Launches kernel K, with programmatic dependent launch unless SYMMEM_CUDA_PDL=0 (or the launch
-// with the attribute is refused: then a plain launch).
+// Launches kernel K, with programmatic dependent launch when `pdl` (or the launch with the
+// attribute is refused: then a plain launch).
 template <auto K, class... A>
-cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
+cudaError_t launch_with(bool pdl, int blocks, int threads, cudaStream_t s, A&&... args) {
   const Tuning& tu = tuning();
-  if (tu.direct_launch && s != nullptr && launch_direct<K>(K, blocks, threads, s, args...)) {
+  if (tu.direct_launch && s != nullptr && launch_direct<K>(K, pdl, blocks, threads, s, args...)) {
     SYMMEM_HOT_COUNT(kLaunchDriver);
     return cudaSuccess;
   }
   SYMMEM_HOT_COUNT(kLaunchRuntime);
-  if (tu.pdl) {
+  if (pdl) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads);
@@ -660,6 +733,20 @@ cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
   }
   K<<<blocks, threads, 0, s>>>(std::forward<A>(args)...);
   return cudaGetLastError();
+}
+
+// Launches kernel K with programmatic dependent launch unless SYMMEM_CUDA_PDL=0.
+template <auto K, class... A>
+cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
+  return launch_with<K>(tuning().pdl != 0, blocks, threads, s, std::forward<A>(args)...);
+}
+
+// The copy-engine two-shot's kernels go without PDL: a kernel launched early holds its SM slots
+// while it waits for the previous one, and these chains wait on copies and on other streams, so
+// the slots would be held for as long as a copy takes.
+template <auto K, class... A>
+cudaError_t launch_plain(int blocks, int threads, cudaStream_t s, A&&... args) {
+  return launch_with<K>(false, blocks, threads, s, std::forward<A>(args)...);
 }
 
 struct Grid {
@@ -800,6 +887,7 @@ void load_reductions(Loader& load) {
   load(two_shot_kernel<T, N, OP, true>);
   load(two_shot_kernel<T, N, OP, false>);
   load(reduce_scatter_kernel<T, N, OP>);
+  load(ce_reduce_kernel<T, N, OP>);
 }
 
 template <class T, int N>
@@ -858,6 +946,36 @@ cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t 
   });
 }
 
+cudaError_t launch_ce_prepare(const CeArgs& a, int chunks, cudaStream_t s) {
+  return launch_plain<ce_prepare_kernel>(1, 256, s, a, chunks);
+}
+
+cudaError_t launch_ce_wait(const CeArgs& a, int kind, int chunk, cudaStream_t s) {
+  return launch_plain<ce_wait_kernel>(1, 32, s, a, kind, chunk);
+}
+
+cudaError_t launch_ce_reduce(const CeArgs& a, int dtype, int op, void* dst, const void* src,
+                             uint64_t count, int chunk, cudaStream_t s) {
+  return with_cuda_dtype(dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    constexpr int N = 16 / sizeof(T);
+    const bool vec = reinterpret_cast<uintptr_t>(dst) % 16 == 0 && reinterpret_cast<uintptr_t>(src) % 16 == 0;
+    const Grid g = grid_for(vec ? (count + N - 1) / N : count, tuning().two_shot_blocks);
+    return with_op(op, [&](auto r) {
+      constexpr int OP = decltype(r)::value;
+      if (vec)
+        return launch_plain<ce_reduce_kernel<T, N, OP>>(g.blocks, g.threads, s, a, static_cast<T*>(dst),
+                                                  static_cast<const T*>(src), count, chunk);
+      return launch_plain<ce_reduce_kernel<T, 1, OP>>(g.blocks, g.threads, s, a, static_cast<T*>(dst),
+                                                static_cast<const T*>(src), count, chunk);
+    });
+  });
+}
+
+cudaError_t launch_ce_finish(const CeArgs& a, int chunks, cudaStream_t s) {
+  return launch_plain<ce_finish_kernel>(1, 32, s, a, chunks);
+}
+
 cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s) {
   a.op = kOpAllGather;
   // Copies are type-blind: move float32 as float, 16-bit types as __half.
@@ -879,6 +997,9 @@ cudaError_t load_all_kernels() {
   load(wait_signal_kernel);
   load(barrier_kernel);
   load(memset32_kernel);
+  load(ce_prepare_kernel);
+  load(ce_wait_kernel);
+  load(ce_finish_kernel);
   for (int dtype : {SYMMEM_FLOAT32, SYMMEM_BFLOAT16, SYMMEM_FLOAT16})
     for (int op : {SYMMEM_SUM, SYMMEM_AVG, SYMMEM_MAX, SYMMEM_MIN})
       with_cuda_dtype(dtype, [&](auto t) {

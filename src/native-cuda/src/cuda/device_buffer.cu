@@ -116,7 +116,22 @@ const char* op_name(uint32_t op) {
     case kOpAllReduceTwoShot: return "all_reduce two-shot";
     case kOpAllGather: return "all_gather";
     case kOpReduceScatter: return "reduce_scatter";
+    case kOpAllReduceCe: return "all_reduce two-shot-ce";
     default: return "device wait";
+  }
+}
+
+// What a copy-engine two-shot's wait was for (ErrorRecord: channel = CeFlag + 1, nbarriers = chunk).
+void ce_waiting(const ErrorRecord& e, char* out, size_t cap) {
+  switch (e.channel - 1) {
+    case kCePushed:
+      std::snprintf(out, cap, "for the push of chunk %d", e.nbarriers);
+      break;
+    case kCeConsumed:
+      std::snprintf(out, cap, "for chunk %d's scratch slot to be read", e.nbarriers);
+      break;
+    default:
+      std::snprintf(out, cap, "for the reduced chunks (%d)", e.nbarriers);
   }
 }
 
@@ -131,8 +146,8 @@ std::string uuid_text(const uint8_t* u) {
   return b;
 }
 
-symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes,
-                                  uint64_t* pad_region, uint64_t* total) {
+symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes, bool ce_scratch,
+                                  Geometry* g) {
   if (size_bytes > (uint64_t{1} << 50))
     return fail(SYMMEM_ERR_INVALID_ARGUMENT, "size_bytes %llu is too large",
                 static_cast<unsigned long long>(size_bytes));
@@ -146,8 +161,14 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   // one granularity (2 MiB), as with 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
                                      round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
-  *pad_region = round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank), gran);
-  *total = *pad_region + round_up(size_bytes, gran);
+  // Copy-engine scratch: two slots of at most size / 8 (a call on the whole buffer then moves each
+  // half in at least 4 chunks, few enough that the copies' fixed cost stays small).
+  const uint64_t ce_slot_max = tunable_value(Tunable::kCudaCeSlotBytes);
+  const bool ce = ce_scratch && ce_slot_max > 0 && size_bytes >= tunable_value(Tunable::kCudaCeMinBytes);
+  g->ce_slot = ce ? std::min(round_up(ce_slot_max, 4096), round_up(size_bytes / 8, 4096)) : 0;
+  g->pad_region =
+      round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank) + 2 * g->ce_slot, gran);
+  g->total = g->pad_region + round_up(size_bytes, gran);
   return SYMMEM_OK;
 }
 
@@ -176,12 +197,13 @@ symmem_status DeviceBuffer::set_device() {
 }
 
 symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t size_bytes,
-                                       uint64_t pad_region, uint64_t total, CUdeviceptr local) {
+                                       const Geometry& g, CUdeviceptr local) {
   drv_ = d;
   device_ = device;
   requested_ = size_bytes;
-  pad_region_ = pad_region;
-  total_ = total;
+  pad_region_ = g.pad_region;
+  total_ = g.total;
+  ce_slot_ = g.ce_slot;
   local_ = local;
   SYMMEM_TRY(set_device());
   cudaDeviceProp prop;
@@ -211,6 +233,7 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   h.pid = static_cast<int32_t>(getpid());
   h.pad_region_bytes = pad_region_;
   h.push_scratch_bytes = tunable_value(Tunable::kCudaPushScratchBytes);
+  h.ce_slot_bytes = ce_slot_;
   SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync(header)");
@@ -266,6 +289,12 @@ void DeviceBuffer::quiesce() {
 DeviceBuffer::~DeviceBuffer() {
   quiesce();
   if (last_launch_ != nullptr) cudaEventDestroy(last_launch_);
+  for (const CeStreams& p : ce_streams_) {
+    cudaStreamDestroy(p.push);
+    cudaStreamDestroy(p.back);
+  }
+  for (cudaEvent_t e : {ce_fork_, ce_reduced_, ce_pushes_done_, ce_returns_done_})
+    if (e != nullptr) cudaEventDestroy(e);
   if (err_host_ != nullptr) error_records().give_back(const_cast<ErrorRecord*>(err_host_));
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   cudaGetLastError();
@@ -286,6 +315,13 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
     return fail(SYMMEM_ERR_MISMATCH, "rank %d's buffer is %llu bytes, this rank's is %llu", r,
                 static_cast<unsigned long long>(h2.requested_bytes),
                 static_cast<unsigned long long>(requested_));
+  if (h2.ce_slot_bytes != ce_slot_)
+    return fail(SYMMEM_ERR_MISMATCH,
+                "rank %d's buffer has %llu-byte copy-engine scratch slots, rank %d's %llu-byte ones: "
+                "set SYMMEM_CUDA_CE_SLOT_BYTES and SYMMEM_CUDA_CE_MIN_BYTES to the same values on "
+                "every rank (unset is their default)",
+                r, static_cast<unsigned long long>(h2.ce_slot_bytes), rank,
+                static_cast<unsigned long long>(ce_slot_));
   if (h2.pad_region_bytes != pad_region_) {
     const uint64_t mine = tunable_value(Tunable::kCudaPushScratchBytes);
     return fail(SYMMEM_ERR_MISMATCH,
@@ -517,7 +553,7 @@ symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, 
   a->timeout_ms = static_cast<uint32_t>(timeout_ms);
   a->timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
   a->scratch_delta = static_cast<int64_t>(kScratchOff) - static_cast<int64_t>(pad_region_ + at);
-  a->scratch_cap = push_capacity(pad_region_, world_);
+  a->scratch_cap = push_cap();
   return SYMMEM_OK;
 }
 
@@ -604,6 +640,14 @@ symmem_status DeviceBuffer::check() {
       return fail(SYMMEM_ERR_TIMEOUT,
                   "wait_signal(peer %d, channel %d): no signal from rank %d within %u ms", e.peer,
                   e.channel, e.peer, e.timeout_ms);
+    case kOpAllReduceCe: {
+      char waiting[96];
+      ce_waiting(e, waiting, sizeof waiting);
+      return fail(SYMMEM_ERR_TIMEOUT,
+                  "all_reduce two-shot-ce: rank %d did not answer within %u ms (waiting %s); the "
+                  "buffer's signal state is now undefined, free it",
+                  e.peer, e.timeout_ms, waiting);
+    }
     default:
       return fail(SYMMEM_ERR_TIMEOUT,
                   "%s (barrier %d of %d, %s): rank %d did not arrive within %u ms; the buffer's "
@@ -627,6 +671,13 @@ symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
     case kOpWaitSignal:
       std::snprintf(what, sizeof what, "wait_signal(peer %d, channel %d)", e.peer, e.channel);
       break;
+    case kOpAllReduceCe: {
+      char waiting[96];
+      ce_waiting(e, waiting, sizeof waiting);
+      std::snprintf(what, sizeof what, "all_reduce two-shot-ce waiting %s of rank %d; the buffer's signal "
+                    "state is now undefined, free it", waiting, e.peer);
+      break;
+    }
     default:
       std::snprintf(what, sizeof what, "%s (barrier %d of %d) waiting for rank %d; the buffer's signal state "
                     "is now undefined, free it", op_name(e.op), e.channel, e.nbarriers, e.peer);
@@ -637,6 +688,12 @@ symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
 symmem_status DeviceBuffer::all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count,
                                        void* out, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
+  if (algo == SYMMEM_ALGO_TWO_SHOT_CE) {
+    SYMMEM_TRY(ce_refusal(out == nullptr));
+    return ordered(s, [&] {
+      return all_reduce_ce(at, dtype, op, count, static_cast<cudaStream_t>(s), timeout_ms);
+    });
+  }
   CollArgs a;
   SYMMEM_TRY(coll_args(at, timeout_ms, &a, "all_reduce"));
   return ordered(s, [&]() -> symmem_status {
@@ -684,11 +741,15 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
   static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
   const uint64_t min_two_shot_ip =
-      min_two_shot_ip_set ? min_two_shot_ip_env : push_capacity(pad_region_, world_) + 1;
+      min_two_shot_ip_set ? min_two_shot_ip_env : push_cap() + 1;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
   // 62 against 82 us at 64 MiB), so one-shot at every size there too.
+  // In place at world 2 from SYMMEM_CUDA_CE_MIN_BYTES, where the buffer has the scratch: the
+  // copy-engine two-shot (docs/cuda-backend.md).
+  static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
+  if (in_place && world_ == 2 && ce_slot_ > 0 && bytes >= ce_min) return SYMMEM_ALGO_TWO_SHOT_CE;
   const bool one_shot_always = !in_place && world_ <= 2 && !min_two_shot_set;
   if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
@@ -704,7 +765,7 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
 uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
   const uint64_t pull = cuda::one_shot_in_place_max_bytes();
   if (world_ <= 0) return pull;
-  const uint64_t push = std::min(push_capacity(pad_region_, world_), tuning().push_max_bytes);
+  const uint64_t push = std::min(push_cap(), tuning().push_max_bytes);
   return std::max(pull, push);
 }
 

@@ -21,10 +21,17 @@
 
 namespace symmem::cuda {
 
-// The pad region (bytes before the data) and the whole allocation for a buffer of `size_bytes` on
-// `device`, both rounded up to the recommended VMM granularity of that device.
-symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes,
-                                  uint64_t* pad_region, uint64_t* total);
+// Where one rank's allocation puts what (cuda/layout.h).
+struct Geometry {
+  uint64_t pad_region = 0;  // bytes before the data
+  uint64_t total = 0;       // the whole allocation
+  uint64_t ce_slot = 0;     // one copy-engine scratch slot (two end the pad region); 0: none
+};
+// The geometry of a buffer of `size_bytes` on `device`, pad region and data each rounded up to the
+// recommended VMM granularity of that device. `ce_scratch`: whether the backend may give the buffer
+// copy-engine scratch (then the settings decide; see SYMMEM_CUDA_CE_SLOT_BYTES).
+symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_bytes, bool ce_scratch,
+                                  Geometry* g);
 
 // "GPU-xxxxxxxx-xxxx-..." as nvidia-smi prints it.
 std::string uuid_text(const uint8_t* u);
@@ -87,8 +94,8 @@ class DeviceBuffer : public symmem_buffer {
 
   // After the subclass has the own allocation at `local` (total_ bytes, pad_region_ first): the
   // stream, the error record, the abort word, zeroed pads and the header peers check at import.
-  symmem_status init_local(const Driver* d, int device, uint64_t size_bytes, uint64_t pad_region,
-                           uint64_t total, CUdeviceptr local);
+  symmem_status init_local(const Driver* d, int device, uint64_t size_bytes, const Geometry& g,
+                           CUdeviceptr local);
   // Every rank's allocation as mapped here (bases[rank] is the own one): reads and checks each
   // peer's header (size, and one GPU per rank unless overlapping devices are allowed), then builds
   // the pad table of the signal kernels. `peer_name` says how rank r's memory was reached, for the
@@ -112,6 +119,7 @@ class DeviceBuffer : public symmem_buffer {
   uint64_t requested_ = 0;
   uint64_t pad_region_ = 0;  // bytes before the data (granularity-rounded)
   uint64_t total_ = 0;
+  uint64_t ce_slot_ = 0;     // one copy-engine scratch slot; 0: none
   CUdeviceptr local_ = 0;
   std::vector<CUdeviceptr> bases_;  // after binding; bases_[rank_] == local_
   int rank_ = SYMMEM_RANK_SELF;
@@ -129,6 +137,26 @@ class DeviceBuffer : public symmem_buffer {
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
+  // The push scratch's capacity per [slot][rank]: the pad region before the copy-engine scratch.
+  uint64_t push_cap() const { return push_capacity(pad_region_ - 2 * ce_slot_, world_); }
+
+  // ---- copy-engine two-shot (all_reduce with SYMMEM_ALGO_TWO_SHOT_CE) ----
+  // Why this call cannot run it (SYMMEM_ERR_UNSUPPORTED naming the reason), or SYMMEM_OK.
+  symmem_status ce_refusal(bool in_place) const;
+  // Enqueues it on stream s (under order_mu_, from ordered()).
+  symmem_status all_reduce_ce(uint64_t at, int dtype, int op, uint64_t count, cudaStream_t s,
+                              int timeout_ms);
+  // The two streams whose copies run beside the reductions on s: pushes, and returns of reduced
+  // chunks. A pair joined into a stream capture stays capturing until that capture ends, so each
+  // call takes the first pair that is not capturing, made when there is none (under order_mu_).
+  struct CeStreams {
+    cudaStream_t push = nullptr, back = nullptr;
+  };
+  symmem_status ce_streams(CeStreams* out);
+  std::vector<CeStreams> ce_streams_;
+  // Fork, per-chunk and join events, reused: each is waited for right after it is recorded.
+  cudaEvent_t ce_fork_ = nullptr, ce_reduced_ = nullptr, ce_pushes_done_ = nullptr,
+              ce_returns_done_ = nullptr;
   // Launches signal or collective work on stream s, after the previous launch on this buffer on
   // whatever stream that was: the buffer's pad work is one sequence whichever streams carry it,
   // so a one-shot on one stream and a two-shot on another can never wait for each other across

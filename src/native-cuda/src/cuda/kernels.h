@@ -18,6 +18,12 @@ cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t 
 cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s);
 cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
                                   cudaStream_t s);
+// The copy-engine two-shot's kernels (cuda_kernels.cu, "copy-engine two-shot").
+cudaError_t launch_ce_prepare(const CeArgs& a, int chunks, cudaStream_t s);
+cudaError_t launch_ce_wait(const CeArgs& a, int kind, int chunk, cudaStream_t s);
+cudaError_t launch_ce_reduce(const CeArgs& a, int dtype, int op, void* dst, const void* src,
+                             uint64_t count, int chunk, cudaStream_t s);
+cudaError_t launch_ce_finish(const CeArgs& a, int chunks, cudaStream_t s);
 // Loads the code of every kernel above on the current device (cudaFuncGetAttributes), so that no
 // launch loads one lazily while another thread's collective spins (see cuda_kernels.cu).
 cudaError_t load_all_kernels();

@@ -3,10 +3,11 @@
 //
 // One allocation per rank (one cuMemCreate, one exported fd):
 //   [ pad region, rounded up to the allocation granularity ][ data, rounded up likewise ]
-// The pad region starts with a PadRegion (below); from kScratchOff to its end lies the push
-// one-shot scratch (2 slots x world ranks x capacity; none where the region is smaller), written
-// by peers and read locally. Kernels find a peer's scratch from their own pad region's size, so
-// every rank's pad region has the same size (the header carries it; import checks it).
+// The pad region starts with a PadRegion (below); from kScratchOff lies the push one-shot scratch
+// (2 slots x world ranks x capacity; none where the region is smaller), and at the region's end
+// the copy-engine two-shot's scratch (2 slots of Header::ce_slot_bytes; none when 0). Both are
+// written by peers and read locally. Kernels find a peer's scratch from their own pad region's
+// size, so every rank's pad region has the same size (the header carries it; import checks it).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +23,8 @@ constexpr int kMaxCollWorld = 8;   // collectives: world 2..8 (signals/barrier: 
 constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 // 2: the epochs live in the pad region (kEpochsOff), advanced by the kernels themselves.
 // 3: the header carries the pad region's size and the push scratch setting it was sized with.
-constexpr uint32_t kLayoutVersion = 3;
+// 4: the copy-engine two-shot's flags, epoch and scratch (Header::ce_slot_bytes).
+constexpr uint32_t kLayoutVersion = 4;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -33,7 +35,16 @@ struct Header {
   int32_t pid;
   uint64_t pad_region_bytes;    // bytes before the data: equal on every rank (push scratch)
   uint64_t push_scratch_bytes;  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES's value at alloc, for messages
+  uint64_t ce_slot_bytes;       // one copy-engine scratch slot (two at the region's end); 0: none
 };
+
+// The copy-engine two-shot's flags (PadRegion::ce_flags), each written by the one peer on a line
+// of its own: the last chunk sequence number it pushed into this rank's scratch, the last it
+// finished reading from this rank's pushes (their slot is free), the last reduced chunk it
+// pushed back into this rank's data.
+enum CeFlag : int { kCePushed = 0, kCeConsumed = 1, kCeReturned = 2, kCeFlagCount = 3 };
+constexpr int kCeFlagStride = 32;  // uint32 words: 128 bytes
+constexpr int kCeMaxChunks = 4096;  // chunks per half in one call (at 32 MiB slots: 128 GiB halves)
 
 // The head of every rank's pad region. Peers in other processes read and write it at these
 // offsets, so it is the format between processes: a change of any member's place must change
@@ -47,7 +58,9 @@ struct PadRegion {
   // signal kernels. Kept in the buffer's own memory, so that neither binding nor freeing a buffer
   // needs cudaMalloc/cudaFree, which wait for the whole device (other buffers' collectives too).
   uint64_t pad_table[SYMMEM_MAX_WORLD];
-  uint32_t reserved[kMaxBlocks - 2 * SYMMEM_MAX_WORLD];
+  // The copy-engine two-shot's flags (CeFlag), written by the peer.
+  uint32_t ce_flags[kCeFlagCount * kCeFlagStride];
+  uint32_t reserved[kMaxBlocks - 2 * SYMMEM_MAX_WORLD - kCeFlagCount * kCeFlagStride];
   // Local only: the first device-side timeout (or abort) wins this word and fills the error record.
   uint32_t claim;
   uint32_t claim_line[63];  // the claim alone in its 256 bytes: peers' flags never share its lines
@@ -62,6 +75,14 @@ struct PadRegion {
   // one per barrier channel.
   alignas(256) uint32_t coll_epochs[kMaxBlocks];
   uint32_t barrier_epochs[SYMMEM_SIGNAL_CHANNELS];
+  // Local only: the copy-engine two-shot's chunk sequence number before its next call (advanced on
+  // the device by the call's last kernel, so a replayed graph reads the current one), and the
+  // count of a reduce kernel's blocks that have finished (its last block signals the peer).
+  uint32_t ce_epoch;
+  uint32_t ce_blocks_done;
+  // Local only: chunk k's sequence number (epoch + k + 1) at [k], written at the start of each call
+  // on the device; the copy engines copy the peer's flags from here (a signal that needs no SM).
+  uint32_t ce_seq[kCeMaxChunks];
 };
 
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
@@ -71,6 +92,10 @@ constexpr uint64_t kBarFlagsOff = offsetof(PadRegion, barrier_flags);
 constexpr uint64_t kHeaderOff = offsetof(PadRegion, header);
 constexpr uint64_t kEpochsOff = offsetof(PadRegion, coll_epochs);
 constexpr uint64_t kBarEpochsOff = offsetof(PadRegion, barrier_epochs);
+constexpr uint64_t kCeFlagsOff = offsetof(PadRegion, ce_flags);
+constexpr uint64_t kCeEpochOff = offsetof(PadRegion, ce_epoch);
+constexpr uint64_t kCeBlocksDoneOff = offsetof(PadRegion, ce_blocks_done);
+constexpr uint64_t kCeSeqOff = offsetof(PadRegion, ce_seq);
 constexpr uint64_t kScratchOff = 64 * 1024;
 
 // Push one-shot scratch per [slot][rank] in a pad region of `pad_region` bytes at `world` ranks.
@@ -89,6 +114,8 @@ static_assert(kEpochsOff > kHeaderOff && kBarEpochsOff == kEpochsOff + kMaxBlock
 static_assert(kPadTableOff % 8 == 0, "the pad table holds device pointers");
 static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
 static_assert(kHeaderOff + sizeof(Header) <= kEpochsOff, "the header ends before the epochs");
+static_assert(kCeFlagsOff % 128 == 0 && kCeFlagsOff + sizeof(PadRegion::ce_flags) <= kClaimOff,
+              "the copy-engine flags start a line and end before the claim");
 static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
 
 // Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
@@ -101,6 +128,7 @@ enum ErrOp : uint32_t {
   kOpAllReduceTwoShot = 5,
   kOpAllGather = 6,
   kOpReduceScatter = 7,
+  kOpAllReduceCe = 8,  // channel = the CeFlag waited for + 1, nbarriers = the chunk (1-based)
 };
 constexpr uint32_t kGaveUpTimeout = 1;
 constexpr uint32_t kGaveUpAborted = 2;  // symmem_abort: the process's pinned abort word became 1
@@ -145,6 +173,21 @@ struct CollArgs {
   // from data[rank]: a view's data lie further in, and its scratch is the segment's.
   int64_t scratch_delta;
   uint64_t scratch_cap;
+};
+
+// The copy-engine two-shot's kernels (world 2): chunk sequence numbers are *epoch + k, k from 1.
+struct CeArgs {
+  uint32_t* mine;          // own pad region (flags at kCeFlagsOff)
+  uint32_t* peer;          // the peer's pad region
+  uint32_t* epoch;         // own PadRegion::ce_epoch
+  uint32_t* blocks_done;   // own PadRegion::ce_blocks_done
+  uint32_t* seq;           // own PadRegion::ce_seq
+  uint32_t* claim;
+  ErrorRecord* err;
+  const uint32_t* abort;
+  int peer_rank;
+  uint32_t timeout_ms;
+  uint64_t timeout_ns;
 };
 
 }  // namespace symmem::cuda

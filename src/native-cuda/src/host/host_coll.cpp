@@ -174,6 +174,10 @@ symmem_status HostBuffer::write_value32(int r, uint64_t offset, uint32_t value, 
 
 symmem_status HostBuffer::all_reduce(uint64_t at, int algo, int dtype, int op, uint64_t count,
                                      void* out, void*, int timeout_ms) {
+  if (algo == SYMMEM_ALGO_TWO_SHOT_CE)
+    return fail(SYMMEM_ERR_UNSUPPORTED,
+                "all_reduce: TWO_SHOT_CE moves data with a GPU's copy engines, and the host "
+                "backend's buffers are host memory; use TWO_SHOT or AUTO");
   if (algo == SYMMEM_ALGO_TWO_SHOT && world_ > 1)
     return two_shot(at, dtype, op, count, out, timeout_ms);
   return one_shot(at, kCollectiveChannel, dtype, op, count, out, timeout_ms, "all_reduce");

@@ -33,8 +33,9 @@ class NcclMemBuffer final : public cuda::FdSharedBuffer {
                               symmem_buffer** out) {
     const cuda::Driver* d = nullptr;
     SYMMEM_TRY(cuda::driver(&d));
-    uint64_t pad_region = 0, total = 0;
-    SYMMEM_TRY(cuda::allocation_geometry(d, device, size_bytes, &pad_region, &total));
+    cuda::Geometry g;
+    SYMMEM_TRY(cuda::allocation_geometry(d, device, size_bytes, /*ce_scratch=*/true, &g));
+    const uint64_t total = g.total;
     SYMMEM_RT(cudaSetDevice(device), "cudaSetDevice(%d)", device);
     void* p = nullptr;
     int r = a->MemAlloc(&p, total);
@@ -49,7 +50,7 @@ class NcclMemBuffer final : public cuda::FdSharedBuffer {
     b->device_ = device;
     const CUdeviceptr base = reinterpret_cast<CUdeviceptr>(p);
     SYMMEM_TRY(cuda::export_allocation_fd(d, base, "ncclMemAlloc", &b->fd_));
-    SYMMEM_TRY(b->init_local(d, device, size_bytes, pad_region, total, base));
+    SYMMEM_TRY(b->init_local(d, device, size_bytes, g, base));
     *out = b.release();
     return SYMMEM_OK;
   }

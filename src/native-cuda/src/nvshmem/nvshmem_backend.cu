@@ -31,8 +31,11 @@ class NvshmemBuffer final : public DeviceBuffer {
     const nvshmem::Api* a = nullptr;
     SYMMEM_TRY(nvshmem::api(&a));
     SYMMEM_TRY(refuse_if_aborted("symmem_buffer_alloc (nvshmem_malloc)"));
-    uint64_t pad_region = 0, total = 0;
-    SYMMEM_TRY(cuda::allocation_geometry(d, device, size_bytes, &pad_region, &total));
+    // No copy-engine scratch: the ranks agree on each nvshmem_malloc's size before it is made
+    // (NvshmemWorld, from SYMMEM_CUDA_PUSH_SCRATCH_BYTES), and those settings are not part of it.
+    cuda::Geometry g;
+    SYMMEM_TRY(cuda::allocation_geometry(d, device, size_bytes, /*ce_scratch=*/false, &g));
+    const uint64_t total = g.total;
     if (cudaSetDevice(device) != cudaSuccess)
       return fail(SYMMEM_ERR_NO_DEVICE, "cudaSetDevice(%d) failed", device);
     void* p = a->malloc(total);
@@ -52,7 +55,7 @@ class NvshmemBuffer final : public DeviceBuffer {
     b->heap_ = p;
     nvshmem::heap_allocated(total);
     const symmem_status st =
-        b->init_local(d, device, size_bytes, pad_region, total, reinterpret_cast<CUdeviceptr>(p));
+        b->init_local(d, device, size_bytes, g, reinterpret_cast<CUdeviceptr>(p));
     if (st != SYMMEM_OK) {
       b->skip_free_ = true;  // freeing is collective, and the peers are not freeing now
       return st;

@@ -30,7 +30,7 @@ public class DemoCommand implements Callable<Integer> {
     DType dtype;
 
     @Option(names = "--algo", defaultValue = "auto", converter = AlgorithmConverter.class,
-            description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
+            description = "All-reduce algorithm: auto, one-shot, two-shot or two-shot-ce (default ${DEFAULT-VALUE}).")
     Algorithm algo;
 
     @Option(names = "--graph", description = "Capture each size's all-reduce once into a CUDA graph and run every check and timed run as a replay of it, on new input (cuda, nccl, nvshmem).")

@@ -52,6 +52,7 @@ final class SymmemLibrary {
     static final int SYMMEM_ALGO_AUTO = 0;
     static final int SYMMEM_ALGO_ONE_SHOT = 1;
     static final int SYMMEM_ALGO_TWO_SHOT = 2;
+    static final int SYMMEM_ALGO_TWO_SHOT_CE = 3;
     static final int SYMMEM_RANK_SELF = -1;
     static final int SYMMEM_TOPOLOGY_MAX_DEVICES = 16;
     static final int SYMMEM_MULTICAST_UNSUPPORTED = 0;

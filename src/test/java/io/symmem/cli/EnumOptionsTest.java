@@ -56,7 +56,7 @@ class EnumOptionsTest {
         assertThat(dtype.err()).isEqualTo("demo: --dtype: dtype 'fp8' is unknown; use fp32, bf16 or fp16" + System.lineSeparator());
         Outcome algo = refused(new DemoCommand(), "--algo", "three-shot");
         assertThat(algo.exit()).isEqualTo(CommandLine.ExitCode.USAGE);
-        assertThat(algo.err()).isEqualTo("demo: --algo: algorithm 'three-shot' is unknown; use auto, one-shot or two-shot"
+        assertThat(algo.err()).isEqualTo("demo: --algo: algorithm 'three-shot' is unknown; use auto, one-shot, two-shot or two-shot-ce"
                 + System.lineSeparator());
     }
 
