@@ -8,8 +8,9 @@
 #      2 and 4 on these GPUs (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1: world 4 checks the refusal)
 #   3. symmem_bench --world 2, 1 MiB to 256 MiB, bf16: two-shot in place against the copy-engine
 #      two-shot (opt-in: SYMMEM_CUDA_CE_SLOT_BYTES) with 32 MiB slots; then 16 and 8 MiB slots (more,
-#      smaller chunks); and symmem_link_probe ce: the same algorithm on cudaMalloc'ed memory within
-#      one process, ordered by events (the floor of this machine's copy engines)
+#      smaller chunks); and symmem_link_probe ce / ce-signals: the same algorithm on cudaMalloc'ed
+#      memory within one process, ordered by events (the floor of this machine's copy engines) and
+#      by flags the ways a product between processes can (what the signalling costs)
 #   4. LAST: per size, two-shot in place, copy-engine two-shot (each slot size), their ratio and bus
 #      bandwidth; the steps
 #   bash scripts/gpu/run-ce.sh
@@ -55,7 +56,7 @@ if (( $? == 0 )); then
     SYMMEM_CUDA_CE_SLOT_BYTES=$((8 << 20)) qstep "symmem_bench, 8 MiB slots, 16-256 MiB" 60 bench.txt \
       "$B/symmem_bench" --world 2 --min-bytes $((16 << 20))
     qstep "probe: the two-shot moved by copy engines, one process" 120 probe.txt bash -c \
-      "cmake --build '$B' -j16 --target symmem_link_probe >/dev/null && '$B/symmem_link_probe' ce"
+      "cmake --build '$B' -j16 --target symmem_link_probe >/dev/null && '$B/symmem_link_probe' ce && '$B/symmem_link_probe' ce-signals"
   fi
 fi
 
@@ -88,7 +89,7 @@ for b in sizes:
     bw = f"{b / (best * 1e-6) / 1e9:8.1f}" if best else f"{'-':>8}"
     print(f"{b:>10} {cell(two)} " + " ".join(cell(c) for c in ces) + f" {ratio} {bw} {ip:>5}")
 EOF
-grep -h "^CE two-shot" "$OUT/probe.txt" 2>/dev/null | sed 's/^/probe (GB\/s, us): /'
+grep -h "^CE" "$OUT/probe.txt" 2>/dev/null | sed 's/^/probe: /'
 echo
 echo "===== steps ($(elapsed) s)"
 printf '%s\n' "${SUMMARY[@]}"

@@ -17,8 +17,12 @@
 //           back), in 4..64 chunks pipelined over three streams per GPU, ordered by events (one
 //           process: no cross-process signalling, which a product would need). Checked (every
 //           element 1 + 2 = 3 after the first run), then best of 5: bus bandwidth (GB/s).
-// Output: "LAUNCH <variant> <best_us> <median_us>", "LINK <variant> <GB/s per direction>" and
-// "CE two-shot <chunks> chunks <GB/s bus> <us>" lines.
+//   ce-signals  the same two-shot ordered by flags as between processes (set by 4-byte copies or by
+//           cuStreamWriteValue32, waited for by one-thread kernels or by the add kernel itself; 2
+//           scratch slots or one per chunk), still in one process: what each way of signalling
+//           costs against `ce`.
+// Output: "LAUNCH <variant> <best_us> <median_us>", "LINK <variant> <GB/s per direction>",
+// "CE two-shot <chunks> chunks <GB/s bus> <us>" and "CE-SIG two-shot ..." lines.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -343,6 +347,202 @@ void probe_ce_two_shot() {
       }
   }
 }
+
+// ---- the same two-shot with the product's signalling, in one process ----------------------------
+// What `ce` leaves out, one piece at a time: cross-GPU ordering by flags instead of events, one flag
+// per chunk and kind, set to 1 by the sender and reset to 0 by the one-thread kernel that waits for
+// it (before each add, and before a push that reuses a scratch slot); the add's last block sets the
+// peer's "consumed" flag. A data copy's flag is set either by a 4-byte copy of a 1 (`copy`) or by
+// cuStreamWriteValue32 (`write`), both on the copy's stream. The scratch in 2 slots (as symmem) or
+// one per chunk (no push waits). `fused`: the add kernel waits itself (every block), no wait kernel;
+// `front_end`: cuStreamWaitValue32 and a reset by cuStreamWriteValue32 instead of a wait kernel.
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__global__ void wait_set(uint32_t* flag) {
+  if (threadIdx.x != 0) return;
+  while (ld_acquire_sys(flag) != 1u) {
+  }
+  *flag = 0;
+}
+
+__global__ void add_then_signal(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n,
+                                uint32_t* done, uint32_t* wait_first, uint32_t* peer_flag) {
+  if (wait_first != nullptr) {
+    if (threadIdx.x == 0)
+      while (ld_acquire_sys(wait_first) == 0u) {
+      }
+    __syncthreads();
+  }
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint4 a = dst[i];
+    const uint4 b = __ldcg(src + i);
+    __nv_bfloat162* pa = reinterpret_cast<__nv_bfloat162*>(&a);
+    const __nv_bfloat162* pb = reinterpret_cast<const __nv_bfloat162*>(&b);
+    for (int j = 0; j < 4; ++j) pa[j] = __hadd2(pa[j], pb[j]);
+    dst[i] = a;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(done, 1u) == gridDim.x - 1) {
+      atomicExch(done, 0u);
+      if (wait_first != nullptr) *wait_first = 0;
+      __threadfence_system();
+      asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(peer_flag), "r"(1u) : "memory");
+    }
+  }
+}
+
+void probe_ce_signals() {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) return;
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult qr;
+  CK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &entry, 12000, cudaEnableDefault, &qr));
+  auto write_value = reinterpret_cast<decltype(&cuStreamWriteValue32)>(entry);
+  CK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &entry, 12000, cudaEnableDefault, &qr));
+  auto wait_value = reinterpret_cast<decltype(&cuStreamWaitValue32)>(entry);
+  constexpr size_t kBytes = size_t(256) << 20, kHalf = kBytes / 2;
+  constexpr int kMaxChunks = 64;
+  enum { kPushed = 0, kConsumed = kMaxChunks, kReturned = 2 * kMaxChunks };
+  char* data[2];
+  char* scratch[2];
+  uint32_t *flags[2], *one[2], *done[2];
+  cudaStream_t cp1[2], red[2], cp2[2];
+  cudaEvent_t start[2], end[2], reduced[2], j1[2], j2[2];
+  int sms[2];
+  for (int g = 0; g < 2; ++g) {
+    CK(cudaSetDevice(g));
+    const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
+    if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else CK(peer);
+    CK(cudaMalloc(&data[g], kBytes));
+    CK(cudaMalloc(&scratch[g], kHalf));
+    CK(cudaMalloc(&flags[g], 3 * kMaxChunks * 4));
+    CK(cudaMemset(flags[g], 0, 3 * kMaxChunks * 4));
+    CK(cudaMalloc(&one[g], 4));
+    const uint32_t h1 = 1;
+    CK(cudaMemcpy(one[g], &h1, 4, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&done[g], 4));
+    CK(cudaMemset(done[g], 0, 4));
+    for (cudaStream_t* st : {&cp1[g], &red[g], &cp2[g]}) CK(cudaStreamCreateWithFlags(st, cudaStreamNonBlocking));
+    for (cudaEvent_t* e : {&start[g], &end[g]}) CK(cudaEventCreate(e));
+    for (cudaEvent_t* e : {&reduced[g], &j1[g], &j2[g]}) CK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    CK(cudaDeviceGetAttribute(&sms[g], cudaDevAttrMultiProcessorCount, g));
+  }
+  struct Variant {
+    const char* signal;
+    int chunks, slots;
+    bool fused, front_end;
+  };
+  const Variant variants[] = {{"copy", 4, 2, false, false},  {"copy", 4, 4, false, false},
+                              {"write", 4, 4, true, false},  {"copy", 4, 2, false, true},
+                              {"copy", 4, 4, false, true},   {"write", 4, 2, false, true},
+                              {"write", 4, 4, false, true},  {"write", 8, 2, false, true},
+                              {"write", 8, 8, false, true},  {"write", 4, 3, false, true}};
+  for (const Variant& v : variants) {
+    const int chunks = v.chunks, slots = v.slots;
+    const bool by_copy = v.signal[0] == 'c';
+    const size_t c = kHalf / chunks;
+    auto signal = [&](int g, uint32_t* peer_flag, cudaStream_t st) {
+      if (by_copy) CK(cudaMemcpyPeerAsync(peer_flag, 1 - g, one[g], g, 4, st));
+      else if (write_value(reinterpret_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(peer_flag), 1, 0) != CUDA_SUCCESS) {
+        std::fprintf(stderr, "cuStreamWriteValue32 failed\n");
+        std::exit(1);
+      }
+    };
+    // front_end: the waits are cuStreamWaitValue32 (== 1) then cuStreamWriteValue32 (0), in the
+    // stream's front end like an event wait: no kernel, no deadline.
+    auto wait = [&](uint32_t* flag, cudaStream_t st) {
+      if (!v.front_end) {
+        wait_set<<<1, 32, 0, st>>>(flag);
+        return;
+      }
+      const CUstream cs = reinterpret_cast<CUstream>(st);
+      const CUdeviceptr f = reinterpret_cast<CUdeviceptr>(flag);
+      if (wait_value(cs, f, 1, CU_STREAM_WAIT_VALUE_EQ) != CUDA_SUCCESS || write_value(cs, f, 0, 0) != CUDA_SUCCESS) {
+        std::fprintf(stderr, "cuStreamWaitValue32 failed\n");
+        std::exit(1);
+      }
+    };
+    double best_us = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        fill_bf16<<<sms[g] * 4, 512>>>(reinterpret_cast<__nv_bfloat16*>(data[g]), kBytes / 2, g + 1.0f);
+        CK(cudaDeviceSynchronize());
+      }
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        hold<<<1, 1, 0, cp1[g]>>>(20000000);
+        CK(cudaEventRecord(start[g], cp1[g]));
+        CK(cudaStreamWaitEvent(red[g], start[g]));
+        CK(cudaStreamWaitEvent(cp2[g], start[g]));
+      }
+      for (int k = 0; k < chunks; ++k) {
+        for (int g = 0; g < 2; ++g) {
+          CK(cudaSetDevice(g));
+          const int q = 1 - g;
+          if (k >= slots) wait(flags[g] + kConsumed + k - slots, cp1[g]);
+          CK(cudaMemcpyPeerAsync(scratch[q] + (k % slots) * c, q, data[g] + q * kHalf + k * c, g, c, cp1[g]));
+          signal(g, flags[q] + kPushed + k, cp1[g]);
+          if (!v.fused) wait(flags[g] + kPushed + k, red[g]);
+          add_then_signal<<<sms[g], 512, 0, red[g]>>>(reinterpret_cast<uint4*>(data[g] + g * kHalf + k * c),
+                                                      reinterpret_cast<const uint4*>(scratch[g] + (k % slots) * c),
+                                                      c / sizeof(uint4), done[g],
+                                                      v.fused ? flags[g] + kPushed + k : nullptr,
+                                                      flags[q] + kConsumed + k);
+          CK(cudaEventRecord(reduced[g], red[g]));
+          CK(cudaStreamWaitEvent(cp2[g], reduced[g]));
+          CK(cudaMemcpyPeerAsync(data[q] + g * kHalf + k * c, q, data[g] + g * kHalf + k * c, g, c, cp2[g]));
+          signal(g, flags[q] + kReturned + k, cp2[g]);
+        }
+      }
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        CK(cudaEventRecord(j1[g], cp1[g]));
+        CK(cudaEventRecord(j2[g], cp2[g]));
+        CK(cudaStreamWaitEvent(red[g], j1[g]));
+        CK(cudaStreamWaitEvent(red[g], j2[g]));
+        for (int k = 0; k < chunks; ++k) wait(flags[g] + kReturned + k, red[g]);
+        // The consumed flags no push waited for (the last `slots` chunks'), reset for the next run.
+        for (int k = std::max(0, chunks - slots); k < chunks; ++k) wait(flags[g] + kConsumed + k, red[g]);
+        CK(cudaEventRecord(end[g], red[g]));
+      }
+      double us = 0;
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        CK(cudaDeviceSynchronize());
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, start[g], end[g]));
+        us = std::max(us, ms * 1000.0);
+      }
+      for (int g = 0; g < 2; ++g) {
+        CK(cudaSetDevice(g));
+        for (size_t at : {size_t(0), kHalf / 2, kHalf - 4096, kHalf, kHalf + kHalf / 2, kBytes - 4096}) {
+          __nv_bfloat16 h[2048];
+          CK(cudaMemcpy(h, data[g] + at, sizeof h, cudaMemcpyDeviceToHost));
+          for (int i = 0; i < 2048; ++i)
+            if (__bfloat162float(h[i]) != 3.0f) {
+              std::printf("CE-SIG %s %d chunks %d slots: WRONG on GPU %d at byte %zu: %g\n", v.signal, chunks, slots,
+                          g, at + 2 * i, __bfloat162float(h[i]));
+              std::exit(1);
+            }
+        }
+      }
+      if (rep > 0) best_us = std::min(best_us, us);
+    }
+    std::printf("CE-SIG two-shot %2d chunks %d slots, signal by %s, wait by %s: %.1f GB/s %.1f us\n", chunks, slots,
+                v.signal, v.front_end ? "cuStreamWaitValue32" : v.fused ? "the add kernel" : "a kernel",
+                kBytes / (best_us * 1e3), best_us);
+    std::fflush(stdout);
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -350,5 +550,6 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "launch") probe_launch();
   if (only.empty() || only == "link") probe_link();
   if (only.empty() || only == "ce") probe_ce_two_shot();
+  if (only.empty() || only == "ce-signals") probe_ce_signals();
   return 0;
 }
