@@ -33,6 +33,10 @@
 # and the Java bench alternately three times each and keeps each cell's best over the passes: the two benches
 # are separate processes a minute apart, and at 64-256 MiB the GPUs' own time drifts by more than 1 µs over
 # that; alternating brackets the drift.
+# CLOCKS=0 leaves out the GPU clock log: by default nvidia-smi is asked about every 0.2 s for each GPU's SM and
+# memory clocks, power, temperature and active clock-event reasons while the benches run, and the table ends
+# with their averages per bench process (C loop or Java, each pass), to see whether the GPUs ran the two
+# benches at the same clocks.
 # JAVA_BACKEND=cuda runs the Java bench on the cuda backend (its window columns then use a communicator and
 # windows the bench makes itself, as the C loop does, instead of the nccl backend's group communicator).
 set -uo pipefail
@@ -106,17 +110,31 @@ note "native build (symmem_nccl_bench, test_nccl_fake, test_nccl_gpu)" "$([[ $rc
 # SYMMEM[] starts the JVM itself, without bin/symmem's flags (and SYMMEM_JAVA_OPTS): the JIT is chosen here,
 # and launch hands the JVM's options on to the ranks. Each pass's JSON goes to /tmp ($OUT keeps the first).
 export MASTER_PORT=29671
-rm -f /tmp/java-nccl.*.json
+rm -f /tmp/java-nccl.*.json /tmp/nccl-speed-clocks.txt /tmp/nccl-speed-phases.txt
+CLOCKS_PID=
+if [[ ${CLOCKS:-1} != 0 ]]; then
+  ( while :; do
+      echo "$(date +%s.%N) $(nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active,utilization.gpu \
+        --format=csv,noheader,nounits 2>/dev/null | tr -d ' ' | tr '\n' ';')"
+      sleep 0.2
+    done ) > /tmp/nccl-speed-clocks.txt 2>/dev/null &
+  CLOCKS_PID=$!
+fi
+phase() { echo "$(date +%s.%N) $*" >> /tmp/nccl-speed-phases.txt; }
 for pass in $(seq 1 "$PASSES"); do
+  phase "C loop, pass $pass"
   [[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W, pass $pass)" 420 native-bench.txt \
     "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')" --rounds "$ROUNDS"
   for jit in ${JITS:-1 4}; do
     json=/tmp/java-nccl.$jit.$pass.json
+    phase "Java C$jit, pass $pass"
     SYMMEM_BACKEND=${JAVA_BACKEND:-nccl} step "Java ($JAVA_BACKEND backend): bench allreduce --nccl (world $W, -XX:TieredStopAtLevel=$jit, pass $pass)" 420 java-bench.log \
       "$JAVA" -XX:TieredStopAtLevel=$jit "${SYMMEM[@]:1}" launch -n "$W" bench allreduce --nccl --algos auto --dtype bf16 \
       --sizes "$SIZES" --warmup-ms "$JAVA_WARMUP_MS" --rounds "$ROUNDS" --min-time-ms "$ROUND_MS" --json "$json"
   done
 done
+phase "end"
+[[ -n $CLOCKS_PID ]] && kill "$CLOCKS_PID" 2>/dev/null
 [[ -f /tmp/java-nccl.1.1.json ]] && cp /tmp/java-nccl.1.1.json "$OUT/java-nccl.json"
 [[ -f /tmp/java-nccl.4.1.json ]] && cp /tmp/java-nccl.4.1.json "$OUT/java-nccl-c2.json"
 
@@ -177,5 +195,32 @@ for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
 for (v, name), w in worst.items():
     print("worst Java %s - nccl C, %s: %+.2f us" % (name, v, w))
 PY
+  if [[ -s /tmp/nccl-speed-clocks.txt ]]; then
+    echo "===== GPU clocks per bench process (nvidia-smi every ~0.2 s: samples, mean SM / memory MHz, mean W, max C, clock-event reasons seen; then the samples with the GPU busy, utilization >= 90 %: their SM clock)"
+    python3 - /tmp/nccl-speed-clocks.txt /tmp/nccl-speed-phases.txt <<'PY'
+import sys
+samples = []
+for line in open(sys.argv[1]):
+    t, _, rest = line.strip().partition(" ")
+    gpus = [g.split(",") for g in rest.split(";") if g.count(",") >= 6]
+    if gpus:
+        samples.append((float(t), gpus))
+marks = [(float(l.split(" ", 1)[0]), l.strip().split(" ", 1)[1]) for l in open(sys.argv[2])]
+num = lambda x: float(x) if x.replace(".", "", 1).isdigit() else None
+for (t0, name), (t1, _) in zip(marks, marks[1:]):
+    inside = [g for t, g in samples if t0 <= t < t1]
+    for i in range(max((len(g) for g in inside), default=0)):
+        rows = [g[i] for g in inside if len(g) > i]
+        mean = lambda k: sum(v for v in (num(r[k]) for r in rows) if v is not None) / max(1, sum(num(r[k]) is not None for r in rows))
+        reasons = sorted({r[5] for r in rows})
+        busy = [r for r in rows if (num(r[6]) or 0) >= 90]
+        sm_busy = sorted(num(r[1]) for r in busy if num(r[1]) is not None)
+        print("%-18s GPU %s: %3d samples, SM %6.0f MHz, mem %6.0f MHz, %6.1f W, max %.0f C, reasons %s; %d busy (>= 90%%):"
+              " SM median %s, min %s MHz" % (
+            name, rows[0][0], len(rows), mean(1), mean(2), mean(3), max((num(r[4]) or 0 for r in rows), default=0),
+            " ".join(reasons), len(busy), "%.0f" % sm_busy[len(sm_busy) // 2] if sm_busy else "-",
+            "%.0f" % sm_busy[0] if sm_busy else "-"))
+PY
+  fi
   echo "===== steps ($(elapsed) s in all)"; printf '%s\n' "${SUMMARY[@]}"
 } 2>&1 | tee "$OUT/summary.txt"

@@ -113,8 +113,8 @@ symmem_status DeviceBuffer::ce_streams(CeStreams* out) {
       return SYMMEM_OK;
     }
   }
-  if (ce_fork_ == nullptr)
-    for (cudaEvent_t* e : {&ce_fork_, &ce_reduced_, &ce_pushes_done_, &ce_returns_done_})
+  for (cudaEvent_t* e : {&ce_fork_, &ce_reduced_, &ce_pushes_done_, &ce_returns_done_})
+    if (*e == nullptr)
       SYMMEM_RT(cudaEventCreateWithFlags(e, cudaEventDisableTiming),
                 "all_reduce two-shot-ce: cudaEventCreateWithFlags");
   CeStreams p;

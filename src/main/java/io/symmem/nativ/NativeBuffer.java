@@ -248,7 +248,7 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
                 NativeStream.pointer(stream), Status.millis(timeout)), "symmem_reduce_scatter");
     }
 
-    /** The concrete algorithm (1 one-shot, 2 two-shot) AUTO picks for this all-reduce here. */
+    /** The concrete algorithm (1 one-shot, 2 two-shot, 3 two-shot-ce) AUTO picks for this all-reduce here. */
     public int autoAlgorithm(int dtype, long count, boolean inPlace) {
         try (IntPointer out = new IntPointer(1)) {
             Status.check(SymmemLibrary.symmem_all_reduce_auto_algo(open(), dtype, count, inPlace ? 1 : 0, out),
