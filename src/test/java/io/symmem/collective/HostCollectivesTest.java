@@ -277,6 +277,10 @@ class HostCollectivesTest {
         assertThat(DType.parse("float16")).isEqualTo(DType.FLOAT16);
         assertThat(Algorithm.parse("one_shot")).isEqualTo(Algorithm.ONE_SHOT);
         assertThat(Algorithm.parse("twoshot")).isEqualTo(Algorithm.TWO_SHOT);
+        assertThat(Algorithm.parse("two-shot-ce")).isEqualTo(Algorithm.TWO_SHOT_CE);
+        assertThat(Algorithm.parse("TWO_SHOT_CE")).isEqualTo(Algorithm.TWO_SHOT_CE);
+        assertThat(Algorithm.parse("twoshotce")).isEqualTo(Algorithm.TWO_SHOT_CE);
+        assertThat(Algorithm.TWO_SHOT_CE.code()).as("symmem.h: SYMMEM_ALGO_TWO_SHOT_CE").isEqualTo(3);
         assertThatThrownBy(() -> DType.parse("int8")).hasMessageContaining("fp32, bf16 or fp16");
         assertThatThrownBy(() -> Algorithm.parse("ring")).hasMessageContaining("auto, one-shot, two-shot or two-shot-ce");
     }
