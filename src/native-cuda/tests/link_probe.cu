@@ -240,6 +240,32 @@ __global__ void fill_bf16(__nv_bfloat16* p, size_t n, float v) {
     p[i] = __float2bfloat16(v);
 }
 
+// Peer access from GPU g to the other one: without it a peer copy is staged through the host
+// (about 30 GB/s).
+void enable_peer_access(int g) {
+  const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
+  if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+  else CK(peer);
+}
+
+// A two-shot of GPU 0's 1s and GPU 1's 2s left 3 everywhere, on both GPUs (sampled at both ends and
+// in the middle of each half of `bytes`); exits naming `what` where not.
+void expect_threes(char* const data[2], size_t bytes, const char* what) {
+  const size_t half = bytes / 2;
+  for (int g = 0; g < 2; ++g) {
+    CK(cudaSetDevice(g));
+    for (size_t at : {size_t(0), half / 2, half - 4096, half, half + half / 2, bytes - 4096}) {
+      __nv_bfloat16 h[2048];
+      CK(cudaMemcpy(h, data[g] + at, sizeof h, cudaMemcpyDeviceToHost));
+      for (int i = 0; i < 2048; ++i)
+        if (__bfloat162float(h[i]) != 3.0f) {
+          std::printf("%s: WRONG on GPU %d at byte %zu: %g\n", what, g, at + 2 * i, __bfloat162float(h[i]));
+          std::exit(1);
+        }
+    }
+  }
+}
+
 void probe_ce_two_shot() {
   int n = 0;
   CK(cudaGetDeviceCount(&n));
@@ -252,10 +278,7 @@ void probe_ce_two_shot() {
   int sms[2];
   for (int g = 0; g < 2; ++g) {
     CK(cudaSetDevice(g));
-    // Without peer access a peer copy is staged through the host (about 30 GB/s).
-    const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
-    if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-    else CK(peer);
+    enable_peer_access(g);
     CK(cudaMalloc(&data[g], kBytes));
     CK(cudaMalloc(&scratch[g], kHalf));
     CK(cudaStreamCreateWithFlags(&cp1[g], cudaStreamNonBlocking));
@@ -320,20 +343,10 @@ void probe_ce_two_shot() {
         CK(cudaEventElapsedTime(&ms, start[g], end[g]));
         us = std::max(us, ms * 1000.0);
       }
-      if (rep == 0) {  // 1 + 2 = 3 everywhere, on both GPUs (sampled at both ends and in the middle of each half)
-        for (int g = 0; g < 2; ++g) {
-          CK(cudaSetDevice(g));
-          for (size_t at : {size_t(0), kHalf / 2, kHalf - 4096, kHalf, kHalf + kHalf / 2, kBytes - 4096}) {
-            __nv_bfloat16 h[2048];
-            CK(cudaMemcpy(h, data[g] + at, sizeof h, cudaMemcpyDeviceToHost));
-            for (int i = 0; i < 2048; ++i)
-              if (__bfloat162float(h[i]) != 3.0f) {
-                std::printf("CE two-shot %d chunks: WRONG on GPU %d at byte %zu: %g\n", chunks, g, at + 2 * i,
-                            __bfloat162float(h[i]));
-                std::exit(1);
-              }
-          }
-        }
+      if (rep == 0) {
+        char what[64];
+        std::snprintf(what, sizeof what, "CE two-shot %d chunks", chunks);
+        expect_threes(data, kBytes, what);
       } else {
         best_us = std::min(best_us, us);
       }
@@ -418,9 +431,7 @@ void probe_ce_signals() {
   int sms[2];
   for (int g = 0; g < 2; ++g) {
     CK(cudaSetDevice(g));
-    const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
-    if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-    else CK(peer);
+    enable_peer_access(g);
     CK(cudaMalloc(&data[g], kBytes));
     CK(cudaMalloc(&scratch[g], kHalf));
     CK(cudaMalloc(&flags[g], 3 * kMaxChunks * 4));
@@ -522,19 +533,9 @@ void probe_ce_signals() {
         CK(cudaEventElapsedTime(&ms, start[g], end[g]));
         us = std::max(us, ms * 1000.0);
       }
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        for (size_t at : {size_t(0), kHalf / 2, kHalf - 4096, kHalf, kHalf + kHalf / 2, kBytes - 4096}) {
-          __nv_bfloat16 h[2048];
-          CK(cudaMemcpy(h, data[g] + at, sizeof h, cudaMemcpyDeviceToHost));
-          for (int i = 0; i < 2048; ++i)
-            if (__bfloat162float(h[i]) != 3.0f) {
-              std::printf("CE-SIG %s %d chunks %d slots: WRONG on GPU %d at byte %zu: %g\n", v.signal, chunks, slots,
-                          g, at + 2 * i, __bfloat162float(h[i]));
-              std::exit(1);
-            }
-        }
-      }
+      char what[96];
+      std::snprintf(what, sizeof what, "CE-SIG %s %d chunks %d slots", v.signal, chunks, slots);
+      expect_threes(data, kBytes, what);
       if (rep > 0) best_us = std::min(best_us, us);
     }
     std::printf("CE-SIG two-shot %2d chunks %d slots, signal by %s, wait by %s: %.1f GB/s %.1f us\n", chunks, slots,
