@@ -520,8 +520,8 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
 }
 
 // ---- copy-engine two-shot (world 2) ------------------------------------------------------------
-// The data move by copy engines (device_buffer.cu, all_reduce_ce); these kernels only signal, wait
-// and add. Chunk k of a call has the sequence number *epoch + k (k from 1); flags only grow, so a
+// The data move by copy engines (ce_two_shot.cu, which also has the protocol); these kernels only
+// number the chunks, wait and add. Chunk k of a call has the sequence number *epoch + k (k from 1); flags only grow, so a
 // flag a peer has already moved past satisfies a wait too.
 __device__ __forceinline__ uint32_t* ce_flag(uint32_t* pad, int kind) {
   return pad + kCeFlagsOff / 4 + kind * kCeFlagStride;
@@ -546,9 +546,9 @@ __global__ void ce_prepare_kernel(CeArgs a, int chunks) {
   for (int k = threadIdx.x; k < chunks; k += blockDim.x) a.seq[k] = base + k + 1;
 }
 
-// Waits until the own flag `kind` has reached chunk `chunk` (one thread: a wait that holds no more
-// than one block's slot, so that waits for copies on other streams and in the peer never fill the
-// GPU with spinning blocks that those copies' own small kernels would then find no room beside).
+// Waits until the own flag `kind` has reached chunk `chunk`. One thread: a wait holds no more than
+// one block's slot, so that with several calls in flight spinning waits cannot fill the GPU and
+// keep out the kernels that the awaited work needs.
 __global__ void ce_wait_kernel(CeArgs a, int kind, int chunk) {
   if (threadIdx.x != 0) return;
   (void)ce_wait(a, kind, __ldcg(a.epoch) + chunk, chunk);

@@ -660,7 +660,7 @@ symmem_status DeviceBuffer::check() {
 
 // The device wait that saw the abort, named like the timeouts name theirs.
 symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
-  char what[160];
+  char what[256];
   switch (e.op) {
     case kOpBarrier:
       std::snprintf(what, sizeof what, "barrier(channel %d) waiting for rank %d", e.channel, e.peer);
@@ -742,14 +742,14 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
   const uint64_t min_two_shot_ip =
       min_two_shot_ip_set ? min_two_shot_ip_env : push_cap() + 1;
+  // In place at world 2 from SYMMEM_CUDA_CE_MIN_BYTES, where the buffer has the scratch (opt-in:
+  // SYMMEM_CUDA_CE_SLOT_BYTES): the copy-engine two-shot (docs/cuda-backend.md).
+  static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
+  if (in_place && world_ == 2 && ce_slot_ > 0 && bytes >= ce_min) return SYMMEM_ALGO_TWO_SHOT_CE;
   // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
   // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
   // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
   // 62 against 82 us at 64 MiB), so one-shot at every size there too.
-  // In place at world 2 from SYMMEM_CUDA_CE_MIN_BYTES, where the buffer has the scratch: the
-  // copy-engine two-shot (docs/cuda-backend.md).
-  static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
-  if (in_place && world_ == 2 && ce_slot_ > 0 && bytes >= ce_min) return SYMMEM_ALGO_TWO_SHOT_CE;
   const bool one_shot_always = !in_place && world_ <= 2 && !min_two_shot_set;
   if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
