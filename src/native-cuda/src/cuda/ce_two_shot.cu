@@ -23,8 +23,8 @@
 // like every other wait of the buffer; its record names the peer, the chunk and what was awaited.
 // No signal needs an SM, the wide reduce kernels never wait, and none of these kernels is launched
 // early (PDL): with several calls in flight (threads, buffers, other collectives spinning in the
-// peer), a signal that had to wait for room on a full GPU could be the one every spinning block
-// there is waiting for (test_cuda_ce, part 1, hung so at its deadline with signal kernels).
+// peer), a signal that needed room on a full GPU could be the one that every spinning block there
+// waits for, and nothing would move until the deadlines.
 //
 // Why it needs no opening barrier: this rank writes only into its own half r (after the peer's push
 // of that chunk, which the peer issued after all of its earlier work on the buffer), into the peer's
