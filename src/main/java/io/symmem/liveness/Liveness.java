@@ -1,12 +1,17 @@
 package io.symmem.liveness;
 
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.symmem.store.StoreConnectionLostException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -21,13 +26,27 @@ import org.jboss.logging.Logger;
  */
 public final class Liveness {
     private static final Logger LOG = Logger.getLogger(Liveness.class);
+    /**
+     * How long a guarded store call whose connection dropped waits for the world's failure before it
+     * reports the drop itself. The rank that hosts the store going away drops every connection to it at
+     * once; the liveness agent hears of it on its own connection and names the rank, usually within
+     * milliseconds, but the call's connection may hear first (seen on a loaded machine: the bare drop
+     * won by 1 ms).
+     */
+    static final Duration LOST_STORE_GRACE = Duration.ofSeconds(2);
 
     private final int rank;
+    private final Duration lostStoreGrace;
     private volatile WorldFailure failure;
     private final CopyOnWriteArrayList<Consumer<WorldFailure>> listeners = new CopyOnWriteArrayList<>();
 
     public Liveness(int rank) {
+        this(rank, LOST_STORE_GRACE);
+    }
+
+    Liveness(int rank, Duration lostStoreGrace) {
         this.rank = rank;
+        this.lostStoreGrace = lostStoreGrace;
     }
 
     public int rank() {
@@ -103,7 +122,10 @@ public final class Liveness {
     /**
      * {@code operation}, failing with {@link PeerLostException} as soon as the world fails, whatever
      * the operation's own deadline. The operation is then cancelled (a store wait is withdrawn from the
-     * store), as it is when the caller cancels the returned Uni: nobody waits for it any more.
+     * store), as it is when the caller cancels the returned Uni: nobody waits for it any more. An
+     * operation that fails because its store connection dropped ({@link StoreConnectionLostException})
+     * is reported so only after {@link #LOST_STORE_GRACE}, and as the world's failure if liveness reports
+     * one meanwhile: a rank whose store host died is told which rank, not just that a connection dropped.
      */
     public <T> Uni<T> guard(Uni<T> operation, String what) {
         return guard(operation, what, false);
@@ -142,11 +164,25 @@ public final class Liveness {
                 close(registration.getAndSet(null));
                 return; // the world failed meanwhile: the operation is not even started
             }
-            running.set(operation.subscribe().with(emitter::complete, emitter::fail));
+            running.set(operation.subscribe().with(emitter::complete, error -> failAfterGrace(emitter, error)));
             if (ended.get()) {
                 cancel(running.getAndSet(null)); // ended while subscribing
             }
         });
+    }
+
+    /**
+     * Fails a guarded call with {@code error}; a dropped store connection only after the grace, unless the
+     * world fails first: then the call's registration fails it with the world's failure, naming the rank
+     * (a guard's emitter takes the first ending only).
+     */
+    private <T> void failAfterGrace(UniEmitter<? super T> emitter, Throwable error) {
+        if (!(error instanceof StoreConnectionLostException) || failure != null || lostStoreGrace.isZero()) {
+            emitter.fail(error);
+            return;
+        }
+        Infrastructure.getDefaultWorkerPool().schedule(() -> emitter.fail(error), lostStoreGrace.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private static void cancel(Cancellable operation) {

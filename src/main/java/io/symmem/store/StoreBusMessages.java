@@ -36,6 +36,7 @@ public final class StoreBusMessages {
     public static final String ERROR_LIMIT = "limit";
     public static final String ERROR_BAD_INPUT = "bad-input";
     public static final String ERROR_STORE = "store";
+    public static final String ERROR_CONNECTION_LOST = "connection-lost";
 
     /** Operation names (header {@value #OP}). */
     public enum Op {
@@ -125,6 +126,8 @@ public final class StoreBusMessages {
             type = ERROR_LIMIT;
         } else if (cause instanceof IllegalArgumentException) {
             type = ERROR_BAD_INPUT;
+        } else if (cause instanceof StoreConnectionLostException) {
+            type = ERROR_CONNECTION_LOST;
         } else {
             type = ERROR_STORE;
         }
@@ -142,6 +145,8 @@ public final class StoreBusMessages {
                 return new StoreLimitExceededException(message);
             case ERROR_BAD_INPUT:
                 return new IllegalArgumentException(message);
+            case ERROR_CONNECTION_LOST:
+                return new StoreConnectionLostException(message);
             default:
                 return new StoreException(message);
         }

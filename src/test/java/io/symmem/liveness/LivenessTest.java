@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.smallrye.mutiny.Uni;
+import io.symmem.store.StoreConnectionLostException;
+import io.symmem.store.StoreException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +30,46 @@ class LivenessTest {
         assertThatThrownBy(() -> guarded.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerLostException.class)
                 .hasMessageContaining("barrier of group 'g': aborted: rank 2 is gone (test)");
         assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void aStoreCallWhoseConnectionDroppedIsToldWhichRankWasLostWhenLivenessSaysSoWithinTheGrace() throws Exception {
+        Liveness liveness = new Liveness(1, Duration.ofSeconds(30));
+        CompletableFuture<Object> guarded = liveness.guard(
+                Uni.createFrom().failure(new StoreConnectionLostException("connection to store 127.0.0.1:1 lost")), "store wait")
+                .subscribeAsCompletionStage().toCompletableFuture();
+        Thread.sleep(100);
+        assertThat(guarded).as("the drop waits for liveness").isNotDone();
+
+        liveness.fail(Set.of(0), "rank 0 is gone: the store it hosts at 127.0.0.1:1 closed the connection", true);
+
+        assertThatThrownBy(() -> guarded.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerLostException.class)
+                .hasMessageContaining("store wait: aborted: rank 0 is gone");
+        assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void aDroppedConnectionWithNoWorldFailureIsReportedAsItselfAfterTheGrace() {
+        Liveness liveness = new Liveness(1, Duration.ofMillis(200));
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> liveness.guard(
+                Uni.createFrom().failure(new StoreConnectionLostException("connection to store 127.0.0.1:1 lost")), "store wait")
+                .await().atMost(Duration.ofSeconds(10)))
+                .isInstanceOf(StoreConnectionLostException.class).hasMessage("connection to store 127.0.0.1:1 lost");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+        assertThat(liveness.listenerCount()).isZero();
+    }
+
+    @Test
+    void otherStoreFailuresAndDropsAfterTheWorldFailedAreReportedAtOnce() {
+        Liveness liveness = new Liveness(1, Duration.ofHours(1));
+        assertThatThrownBy(() -> liveness.guard(Uni.createFrom().failure(new StoreException("bad key")), "store wait")
+                .await().atMost(Duration.ofSeconds(10))).isInstanceOf(StoreException.class).hasMessage("bad key");
+        liveness.fail(Set.of(2), "rank 2 is gone (test)");
+        assertThatThrownBy(() -> liveness.guardAgainstLostStore(
+                Uni.createFrom().failure(new StoreConnectionLostException("connection to store 127.0.0.1:1 lost")), "store set")
+                .await().atMost(Duration.ofSeconds(10)))
+                .as("the world failed without the store: the drop is not waited on").isInstanceOf(StoreConnectionLostException.class);
     }
 
     @Test

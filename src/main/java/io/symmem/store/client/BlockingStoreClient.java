@@ -3,6 +3,7 @@ package io.symmem.store.client;
 import io.smallrye.mutiny.Uni;
 import io.symmem.store.DurationText;
 import io.symmem.store.Store;
+import io.symmem.store.StoreConnectionLostException;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreLimits;
 import io.symmem.store.StoreProtocolException;
@@ -268,7 +269,8 @@ public final class BlockingStoreClient implements Store {
             return Uni.createFrom().failure(e);
         } catch (IOException e) {
             drop();
-            return Uni.createFrom().failure(new StoreException("connection to store " + describe() + " lost: " + e.getMessage(), e));
+            return Uni.createFrom().failure(new StoreConnectionLostException("connection to store " + describe() + " lost: "
+                    + e.getMessage(), e));
         }
     }
 

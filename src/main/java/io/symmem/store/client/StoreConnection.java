@@ -2,6 +2,7 @@ package io.symmem.store.client;
 
 import io.symmem.store.ContextTasks;
 import io.symmem.store.DurationText;
+import io.symmem.store.StoreConnectionLostException;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreProtocolException;
 import io.symmem.store.wire.FrameInput;
@@ -275,7 +276,7 @@ final class StoreConnection {
                 LOG.debugf("store %s: reconnect abandoned: %s", describe(), error.getMessage());
             } else {
                 LOG.errorf("store %s: %s", describe(), error.getMessage());
-                failAll(new StoreException("connection to store " + describe() + " lost and not re-established within "
+                failAll(new StoreConnectionLostException("connection to store " + describe() + " lost and not re-established within "
                         + DurationText.of(connectTimeout), error));
             }
         });
@@ -419,7 +420,7 @@ final class StoreConnection {
     // ---- failure ----------------------------------------------------------------------------
 
     StoreException lost() {
-        return new StoreException("connection to store " + describe() + " lost");
+        return new StoreConnectionLostException("connection to store " + describe() + " lost");
     }
 
     /** Why requests fail now: the failure for good, or the lost connection. */
