@@ -1,6 +1,6 @@
 package io.symmem.cli;
 
-import io.symmem.cli.common.AlgorithmConverter;
+import io.symmem.cli.common.OutOfPlaceAlgorithmConverter;
 import io.symmem.cli.common.ByteSizeConverter;
 import io.symmem.cli.common.DTypeConverter;
 import io.symmem.collective.Algorithm;
@@ -29,8 +29,8 @@ public class DemoCommand implements Callable<Integer> {
             description = "Element type: fp32, bf16 or fp16 (default ${DEFAULT-VALUE}).")
     DType dtype;
 
-    @Option(names = "--algo", defaultValue = "auto", converter = AlgorithmConverter.class,
-            description = "All-reduce algorithm: auto, one-shot, two-shot or two-shot-ce (default ${DEFAULT-VALUE}).")
+    @Option(names = "--algo", defaultValue = "auto", converter = OutOfPlaceAlgorithmConverter.class,
+            description = "All-reduce algorithm: auto, one-shot or two-shot (default ${DEFAULT-VALUE}).")
     Algorithm algo;
 
     @Option(names = "--graph", description = "Capture each size's all-reduce once into a CUDA graph and run every check and timed run as a replay of it, on new input (cuda, nccl, nvshmem).")

@@ -58,6 +58,10 @@ class EnumOptionsTest {
         assertThat(algo.exit()).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(algo.err()).isEqualTo("demo: --algo: algorithm 'three-shot' is unknown; use auto, one-shot, two-shot or two-shot-ce"
                 + System.lineSeparator());
+        Outcome inPlaceOnly = refused(new DemoCommand(), "--algo", "two-shot-ce");
+        assertThat(inPlaceOnly.exit()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(inPlaceOnly.err()).isEqualTo("demo: --algo: two-shot-ce reduces in place only, and this command reduces out of "
+                + "place; use auto, one-shot or two-shot (bench allreduce --in-place --algos two-shot-ce runs it)" + System.lineSeparator());
     }
 
     @Test

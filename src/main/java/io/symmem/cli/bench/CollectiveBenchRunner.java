@@ -114,6 +114,10 @@ final class CollectiveBenchRunner {
                         cells.skip(a.id());
                         continue;
                     }
+                    if (!s.inPlace() && a == Algorithm.TWO_SHOT_CE) {
+                        cells.skip(a.id()); // in place only
+                        continue;
+                    }
                     cells.record(a.id(), timer.time(memory, stream, plan, () -> AllReduce.run(memory, a, s.dtype(), s.op(), count,
                             result, stream, timeout)));
                 }
