@@ -37,6 +37,7 @@ public final class Liveness {
 
     private final int rank;
     private final Duration lostStoreGrace;
+    private volatile boolean leaving;
     private volatile WorldFailure failure;
     private final CopyOnWriteArrayList<Consumer<WorldFailure>> listeners = new CopyOnWriteArrayList<>();
 
@@ -96,6 +97,14 @@ public final class Liveness {
                 LOG.warnf(e, "rank %d: a liveness listener failed", rank);
             }
         }
+    }
+
+    /**
+     * The rank has begun to leave in order, so the store may close under it: from now on a dropped store
+     * connection is reported at once, without waiting for a world failure that will not come.
+     */
+    public void leaving() {
+        leaving = true;
     }
 
     /** Throws the failure, naming {@code operation}, if the world has failed. */
@@ -177,7 +186,7 @@ public final class Liveness {
      * (a guard's emitter takes the first ending only).
      */
     private <T> void failAfterGrace(UniEmitter<? super T> emitter, Throwable error) {
-        if (!(error instanceof StoreConnectionLostException) || failure != null || lostStoreGrace.isZero()) {
+        if (!(error instanceof StoreConnectionLostException) || failure != null || leaving || lostStoreGrace.isZero()) {
             emitter.fail(error);
             return;
         }

@@ -368,6 +368,7 @@ public final class WorldMember implements AutoCloseable {
             ncclGroups.close();  // collective: every rank leaves, and finalize waits for the peers
         }
         if (config.rank() != 0) {
+            liveness.leaving(); // rank 0 may now close the store: a dropped connection is that, not a death
             livenessAgent.leave(timeout);
             if (sharedStoreClient != null) {
                 // Rank 0 may close the store as soon as it reads the key below: no reconnecting then,

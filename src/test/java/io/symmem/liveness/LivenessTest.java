@@ -61,6 +61,15 @@ class LivenessTest {
     }
 
     @Test
+    void aDropWhileTheRankLeavesIsReportedAtOnce() {
+        Liveness liveness = new Liveness(1, Duration.ofHours(1));
+        liveness.leaving();
+        assertThatThrownBy(() -> liveness.guard(
+                Uni.createFrom().failure(new StoreConnectionLostException("connection to store 127.0.0.1:1 lost")), "store wait")
+                .await().atMost(Duration.ofSeconds(10))).isInstanceOf(StoreConnectionLostException.class);
+    }
+
+    @Test
     void otherStoreFailuresAndDropsAfterTheWorldFailedAreReportedAtOnce() {
         Liveness liveness = new Liveness(1, Duration.ofHours(1));
         assertThatThrownBy(() -> liveness.guard(Uni.createFrom().failure(new StoreException("bad key")), "store wait")
