@@ -2,10 +2,11 @@
 # The copy-engine two-shot (SYMMEM_ALGO_TWO_SHOT_CE) on two GPUs, under 8 minutes, nothing but the
 # repository needed (the native code is built here):
 #   1. build: libsymmem, every GPU test, symmem_bench (cmake -j16)
-#   2. ctest: the whole native suite, or the tests CTEST_REGEX matches (the copy-engine two-shot's own test_cuda_ce, every collective x
-#      dtype x op in test_cuda_collectives with 64 KiB chunks, and every other test, whose buffers
-#      now have the layout with the copy-engine flags); then test_cuda_collectives once more at world
-#      2 and 4 on these GPUs (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1: world 4 checks the refusal)
+#   2. ctest: the whole native suite, or the tests CTEST_REGEX matches (test_cuda_ce; every
+#      collective x dtype x op in test_cuda_collectives, the copy-engine two-shot with 64 KiB chunks;
+#      every other test, whose buffers have the copy-engine flags in their layout); then
+#      test_cuda_collectives once more at world 2 and 4 on these GPUs
+#      (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1: world 4 checks the refusal)
 #   3. symmem_bench --world 2, 1 MiB to 256 MiB, bf16: two-shot in place against the copy-engine
 #      two-shot (opt-in: SYMMEM_CUDA_CE_SLOT_BYTES) with 32 MiB slots; then 16 and 8 MiB slots (more,
 #      smaller chunks); and symmem_link_probe ce / ce-signals: the same algorithm on cudaMalloc'ed
