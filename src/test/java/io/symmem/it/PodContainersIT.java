@@ -121,7 +121,7 @@ class PodContainersIT {
                 // connection close (TCPStore's protocol has no way to say more).
                 assertWaitEnded(out, "HTTP-WAIT-ENDED", terminated, HTTP_ANSWER_BOUND, "status=503 body={");
                 assertThat(line(out, "HTTP-WAIT-ENDED")).contains("rank 0 is stopping");
-                assertWaitEnded(out, "TCPSTORE-WAIT-ENDED", terminated, STOP_BOUND, "error=io.symmem.store.StoreException: connection to store");
+                assertWaitEnded(out, "TCPSTORE-WAIT-ENDED", terminated, STOP_BOUND, "error=io.symmem.store.StoreConnectionLostException: connection to store");
                 assertThat(line(out, "SHM ")).as("/dev/shm of the pod after rank 0 stopped").isEqualTo("SHM []");
                 assertThat(awaitExit(docker, workload.getContainerId(), STOP_BOUND, workloadLog)).isZero();
 
