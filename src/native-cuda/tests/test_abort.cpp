@@ -10,10 +10,6 @@
 static const int kWorld = 3;
 static const int kLong = 30000;  // ms: what an abort must not wait for
 
-static double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // Runs `wait` while another thread aborts after 300 ms (the wait has long started by then, so the
 // message must be the one of a wait in progress); checks status, message and duration.
 template <class F>

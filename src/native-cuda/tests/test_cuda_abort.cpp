@@ -9,10 +9,6 @@
 
 static const int kLong = 30000;  // ms
 
-static double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 static std::thread abort_after(int ms) {
   return std::thread([ms] {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));

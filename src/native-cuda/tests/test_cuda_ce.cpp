@@ -44,10 +44,6 @@ static void expect_sums(symmem_buffer* b, int rank, uint64_t n, int round, const
               value(0, first, round) + value(1, first, round));
 }
 
-static double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // 1. One thread's rounds on its own buffer.
 static void thread_rounds(int rank, int device, int t) {
   CUDA_OK(cudaSetDevice(device));

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,11 @@
 #include "symmem.h"
 
 static int g_rank_for_log = -1;  // set in forked ranks, so failures say which rank
+
+// Seconds of the steady clock since t0: how long a wait took, for the deadline and abort checks.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 #define TEST_FAIL(...)                                                         \
   do {                                                                         \
