@@ -266,28 +266,66 @@ void expect_threes(char* const data[2], size_t bytes, const char* what) {
   }
 }
 
-void probe_ce_two_shot() {
-  int n = 0;
-  CK(cudaGetDeviceCount(&n));
-  if (n < 2) return;
-  constexpr size_t kBytes = size_t(256) << 20, kHalf = kBytes / 2;
+// What both two-shot probes run on: GPU 0 and 1 with peer access, 256 MiB of data and half of that
+// as scratch on each, three streams each (pushes, adds, returns) and the events that time one run.
+struct TwoShotGpus {
+  static constexpr size_t kBytes = size_t(256) << 20, kHalf = kBytes / 2;
   char* data[2];
   char* scratch[2];
   cudaStream_t cp1[2], red[2], cp2[2];
   cudaEvent_t start[2], end[2];
   int sms[2];
-  for (int g = 0; g < 2; ++g) {
-    CK(cudaSetDevice(g));
-    enable_peer_access(g);
-    CK(cudaMalloc(&data[g], kBytes));
-    CK(cudaMalloc(&scratch[g], kHalf));
-    CK(cudaStreamCreateWithFlags(&cp1[g], cudaStreamNonBlocking));
-    CK(cudaStreamCreateWithFlags(&red[g], cudaStreamNonBlocking));
-    CK(cudaStreamCreateWithFlags(&cp2[g], cudaStreamNonBlocking));
-    CK(cudaEventCreate(&start[g]));
-    CK(cudaEventCreate(&end[g]));
-    CK(cudaDeviceGetAttribute(&sms[g], cudaDevAttrMultiProcessorCount, g));
+
+  TwoShotGpus() {
+    for (int g = 0; g < 2; ++g) {
+      CK(cudaSetDevice(g));
+      enable_peer_access(g);
+      CK(cudaMalloc(&data[g], kBytes));
+      CK(cudaMalloc(&scratch[g], kHalf));
+      for (cudaStream_t* st : {&cp1[g], &red[g], &cp2[g]}) CK(cudaStreamCreateWithFlags(st, cudaStreamNonBlocking));
+      for (cudaEvent_t* e : {&start[g], &end[g]}) CK(cudaEventCreate(e));
+      CK(cudaDeviceGetAttribute(&sms[g], cudaDevAttrMultiProcessorCount, g));
+    }
   }
+  // GPU g's data all g + 1 (bf16), when `fill`; both GPUs idle after.
+  void settle(bool fill) {
+    for (int g = 0; g < 2; ++g) {
+      CK(cudaSetDevice(g));
+      if (fill) fill_bf16<<<sms[g] * 4, 512>>>(reinterpret_cast<__nv_bfloat16*>(data[g]), kBytes / 2, g + 1.0f);
+      CK(cudaDeviceSynchronize());
+    }
+  }
+  // Holds cp1 for 20 ms (longer than enqueueing up to 64 chunks takes), so that the host enqueues every
+  // chunk's work before any of it starts, then starts the clock that the other two streams wait for.
+  void start_run() {
+    for (int g = 0; g < 2; ++g) {
+      CK(cudaSetDevice(g));
+      hold<<<1, 1, 0, cp1[g]>>>(20000000);
+      CK(cudaEventRecord(start[g], cp1[g]));
+      CK(cudaStreamWaitEvent(red[g], start[g]));
+      CK(cudaStreamWaitEvent(cp2[g], start[g]));
+    }
+  }
+  // Once each GPU has recorded `end`: the slower GPU's time from start to end, µs.
+  double slowest_us() {
+    double us = 0;
+    for (int g = 0; g < 2; ++g) {
+      CK(cudaSetDevice(g));
+      CK(cudaDeviceSynchronize());
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, start[g], end[g]));
+      us = std::max(us, ms * 1000.0);
+    }
+    return us;
+  }
+};
+
+void probe_ce_two_shot() {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) return;
+  TwoShotGpus gpus;
+  constexpr size_t kBytes = TwoShotGpus::kBytes, kHalf = TwoShotGpus::kHalf;
   for (int chunks : {4, 8, 16, 32, 64}) {
     const size_t c = kHalf / chunks;
     std::vector<cudaEvent_t> pushed[2], reduced[2];
@@ -302,51 +340,34 @@ void probe_ce_two_shot() {
     }
     double best_us = 1e30;
     for (int rep = 0; rep < 6; ++rep) {
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        if (rep == 0) fill_bf16<<<sms[g] * 4, 512>>>(reinterpret_cast<__nv_bfloat16*>(data[g]), kBytes / 2, g + 1.0f);
-        CK(cudaDeviceSynchronize());
-      }
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        hold<<<1, 1, 0, cp1[g]>>>(20000000);  // 20 ms: longer than enqueueing up to 64 chunks takes
-        CK(cudaEventRecord(start[g], cp1[g]));
-        CK(cudaStreamWaitEvent(red[g], start[g]));
-        CK(cudaStreamWaitEvent(cp2[g], start[g]));
-      }
+      gpus.settle(rep == 0);
+      gpus.start_run();
       for (int k = 0; k < chunks; ++k) {
         for (int g = 0; g < 2; ++g) {  // the half the peer reduces, chunk k, into the peer's scratch
           CK(cudaSetDevice(g));
-          CK(cudaMemcpyPeerAsync(scratch[1 - g] + k * c, 1 - g, data[g] + (1 - g) * kHalf + k * c, g, c, cp1[g]));
-          CK(cudaEventRecord(pushed[g][k], cp1[g]));
+          CK(cudaMemcpyPeerAsync(gpus.scratch[1 - g] + k * c, 1 - g, gpus.data[g] + (1 - g) * kHalf + k * c, g, c, gpus.cp1[g]));
+          CK(cudaEventRecord(pushed[g][k], gpus.cp1[g]));
         }
         for (int g = 0; g < 2; ++g) {  // own half += what the peer pushed; then the result to the peer
           CK(cudaSetDevice(g));
-          CK(cudaStreamWaitEvent(red[g], pushed[1 - g][k]));
-          add_bf16<<<sms[g], 512, 0, red[g]>>>(reinterpret_cast<uint4*>(data[g] + g * kHalf + k * c),
-                                              reinterpret_cast<const uint4*>(scratch[g] + k * c), c / sizeof(uint4));
-          CK(cudaEventRecord(reduced[g][k], red[g]));
-          CK(cudaStreamWaitEvent(cp2[g], reduced[g][k]));
-          CK(cudaMemcpyPeerAsync(data[1 - g] + g * kHalf + k * c, 1 - g, data[g] + g * kHalf + k * c, g, c, cp2[g]));
+          CK(cudaStreamWaitEvent(gpus.red[g], pushed[1 - g][k]));
+          add_bf16<<<gpus.sms[g], 512, 0, gpus.red[g]>>>(reinterpret_cast<uint4*>(gpus.data[g] + g * kHalf + k * c),
+                                              reinterpret_cast<const uint4*>(gpus.scratch[g] + k * c), c / sizeof(uint4));
+          CK(cudaEventRecord(reduced[g][k], gpus.red[g]));
+          CK(cudaStreamWaitEvent(gpus.cp2[g], reduced[g][k]));
+          CK(cudaMemcpyPeerAsync(gpus.data[1 - g] + g * kHalf + k * c, 1 - g, gpus.data[g] + g * kHalf + k * c, g, c, gpus.cp2[g]));
         }
       }
-      double us = 0;
       for (int g = 0; g < 2; ++g) {
         CK(cudaSetDevice(g));
-        CK(cudaStreamWaitEvent(cp2[g], pushed[g][chunks - 1]));
-        CK(cudaEventRecord(end[g], cp2[g]));
+        CK(cudaStreamWaitEvent(gpus.cp2[g], pushed[g][chunks - 1]));
+        CK(cudaEventRecord(gpus.end[g], gpus.cp2[g]));
       }
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        CK(cudaDeviceSynchronize());
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start[g], end[g]));
-        us = std::max(us, ms * 1000.0);
-      }
+      const double us = gpus.slowest_us();
       if (rep == 0) {
         char what[64];
         std::snprintf(what, sizeof what, "CE two-shot %d chunks", chunks);
-        expect_threes(data, kBytes, what);
+        expect_threes(gpus.data, kBytes, what);
       } else {
         best_us = std::min(best_us, us);
       }
@@ -420,20 +441,14 @@ void probe_ce_signals() {
   auto write_value = reinterpret_cast<decltype(&cuStreamWriteValue32)>(entry);
   CK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &entry, 12000, cudaEnableDefault, &qr));
   auto wait_value = reinterpret_cast<decltype(&cuStreamWaitValue32)>(entry);
-  constexpr size_t kBytes = size_t(256) << 20, kHalf = kBytes / 2;
+  TwoShotGpus gpus;
+  constexpr size_t kBytes = TwoShotGpus::kBytes, kHalf = TwoShotGpus::kHalf;
   constexpr int kMaxChunks = 64;
   enum { kPushed = 0, kConsumed = kMaxChunks, kReturned = 2 * kMaxChunks };
-  char* data[2];
-  char* scratch[2];
   uint32_t *flags[2], *one[2], *done[2];
-  cudaStream_t cp1[2], red[2], cp2[2];
-  cudaEvent_t start[2], end[2], reduced[2], j1[2], j2[2];
-  int sms[2];
+  cudaEvent_t reduced[2], j1[2], j2[2];
   for (int g = 0; g < 2; ++g) {
     CK(cudaSetDevice(g));
-    enable_peer_access(g);
-    CK(cudaMalloc(&data[g], kBytes));
-    CK(cudaMalloc(&scratch[g], kHalf));
     CK(cudaMalloc(&flags[g], 3 * kMaxChunks * 4));
     CK(cudaMemset(flags[g], 0, 3 * kMaxChunks * 4));
     CK(cudaMalloc(&one[g], 4));
@@ -441,10 +456,7 @@ void probe_ce_signals() {
     CK(cudaMemcpy(one[g], &h1, 4, cudaMemcpyHostToDevice));
     CK(cudaMalloc(&done[g], 4));
     CK(cudaMemset(done[g], 0, 4));
-    for (cudaStream_t* st : {&cp1[g], &red[g], &cp2[g]}) CK(cudaStreamCreateWithFlags(st, cudaStreamNonBlocking));
-    for (cudaEvent_t* e : {&start[g], &end[g]}) CK(cudaEventCreate(e));
     for (cudaEvent_t* e : {&reduced[g], &j1[g], &j2[g]}) CK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
-    CK(cudaDeviceGetAttribute(&sms[g], cudaDevAttrMultiProcessorCount, g));
   }
   struct Variant {
     const char* signal;
@@ -483,59 +495,42 @@ void probe_ce_signals() {
     };
     double best_us = 1e30;
     for (int rep = 0; rep < 6; ++rep) {
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        fill_bf16<<<sms[g] * 4, 512>>>(reinterpret_cast<__nv_bfloat16*>(data[g]), kBytes / 2, g + 1.0f);
-        CK(cudaDeviceSynchronize());
-      }
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        hold<<<1, 1, 0, cp1[g]>>>(20000000);
-        CK(cudaEventRecord(start[g], cp1[g]));
-        CK(cudaStreamWaitEvent(red[g], start[g]));
-        CK(cudaStreamWaitEvent(cp2[g], start[g]));
-      }
+      gpus.settle(true);
+      gpus.start_run();
       for (int k = 0; k < chunks; ++k) {
         for (int g = 0; g < 2; ++g) {
           CK(cudaSetDevice(g));
           const int q = 1 - g;
-          if (k >= slots) wait(flags[g] + kConsumed + k - slots, cp1[g]);
-          CK(cudaMemcpyPeerAsync(scratch[q] + (k % slots) * c, q, data[g] + q * kHalf + k * c, g, c, cp1[g]));
-          signal(g, flags[q] + kPushed + k, cp1[g]);
-          if (!v.fused) wait(flags[g] + kPushed + k, red[g]);
-          add_then_signal<<<sms[g], 512, 0, red[g]>>>(reinterpret_cast<uint4*>(data[g] + g * kHalf + k * c),
-                                                      reinterpret_cast<const uint4*>(scratch[g] + (k % slots) * c),
+          if (k >= slots) wait(flags[g] + kConsumed + k - slots, gpus.cp1[g]);
+          CK(cudaMemcpyPeerAsync(gpus.scratch[q] + (k % slots) * c, q, gpus.data[g] + q * kHalf + k * c, g, c, gpus.cp1[g]));
+          signal(g, flags[q] + kPushed + k, gpus.cp1[g]);
+          if (!v.fused) wait(flags[g] + kPushed + k, gpus.red[g]);
+          add_then_signal<<<gpus.sms[g], 512, 0, gpus.red[g]>>>(reinterpret_cast<uint4*>(gpus.data[g] + g * kHalf + k * c),
+                                                      reinterpret_cast<const uint4*>(gpus.scratch[g] + (k % slots) * c),
                                                       c / sizeof(uint4), done[g],
                                                       v.fused ? flags[g] + kPushed + k : nullptr,
                                                       flags[q] + kConsumed + k);
-          CK(cudaEventRecord(reduced[g], red[g]));
-          CK(cudaStreamWaitEvent(cp2[g], reduced[g]));
-          CK(cudaMemcpyPeerAsync(data[q] + g * kHalf + k * c, q, data[g] + g * kHalf + k * c, g, c, cp2[g]));
-          signal(g, flags[q] + kReturned + k, cp2[g]);
+          CK(cudaEventRecord(reduced[g], gpus.red[g]));
+          CK(cudaStreamWaitEvent(gpus.cp2[g], reduced[g]));
+          CK(cudaMemcpyPeerAsync(gpus.data[q] + g * kHalf + k * c, q, gpus.data[g] + g * kHalf + k * c, g, c, gpus.cp2[g]));
+          signal(g, flags[q] + kReturned + k, gpus.cp2[g]);
         }
       }
       for (int g = 0; g < 2; ++g) {
         CK(cudaSetDevice(g));
-        CK(cudaEventRecord(j1[g], cp1[g]));
-        CK(cudaEventRecord(j2[g], cp2[g]));
-        CK(cudaStreamWaitEvent(red[g], j1[g]));
-        CK(cudaStreamWaitEvent(red[g], j2[g]));
-        for (int k = 0; k < chunks; ++k) wait(flags[g] + kReturned + k, red[g]);
+        CK(cudaEventRecord(j1[g], gpus.cp1[g]));
+        CK(cudaEventRecord(j2[g], gpus.cp2[g]));
+        CK(cudaStreamWaitEvent(gpus.red[g], j1[g]));
+        CK(cudaStreamWaitEvent(gpus.red[g], j2[g]));
+        for (int k = 0; k < chunks; ++k) wait(flags[g] + kReturned + k, gpus.red[g]);
         // The consumed flags no push waited for (the last `slots` chunks'), reset for the next run.
-        for (int k = std::max(0, chunks - slots); k < chunks; ++k) wait(flags[g] + kConsumed + k, red[g]);
-        CK(cudaEventRecord(end[g], red[g]));
+        for (int k = std::max(0, chunks - slots); k < chunks; ++k) wait(flags[g] + kConsumed + k, gpus.red[g]);
+        CK(cudaEventRecord(gpus.end[g], gpus.red[g]));
       }
-      double us = 0;
-      for (int g = 0; g < 2; ++g) {
-        CK(cudaSetDevice(g));
-        CK(cudaDeviceSynchronize());
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start[g], end[g]));
-        us = std::max(us, ms * 1000.0);
-      }
+      const double us = gpus.slowest_us();
       char what[96];
       std::snprintf(what, sizeof what, "CE-SIG %s %d chunks %d slots", v.signal, chunks, slots);
-      expect_threes(data, kBytes, what);
+      expect_threes(gpus.data, kBytes, what);
       if (rep > 0) best_us = std::min(best_us, us);
     }
     std::printf("CE-SIG two-shot %2d chunks %d slots, signal by %s, wait by %s: %.1f GB/s %.1f us\n", chunks, slots,
