@@ -6,8 +6,9 @@
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
 // one-shot (out of place), two-shot (out of place), two-shot (in place), auto (out of place), and
-// at world 2 on cuda buffers the copy-engine two-shot (in place; the 256 MiB-class buffer has its
-// scratch, so every size runs it).
+// at world 2 on cuda buffers the copy-engine two-shot (in place) where the buffer has its scratch
+// (SYMMEM_CUDA_CE_SLOT_BYTES set and the buffer at least SYMMEM_CUDA_CE_MIN_BYTES: then every size
+// runs it); without, its column stays empty.
 // Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
 // over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place) and
 // the latency of barrier_on_stream.
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
+    bool ce_refused = false;  // the buffer has no copy-engine scratch
     for (size_t si = 0; si < sizes.size(); ++si) {
       const uint64_t bytes = sizes[si], count = bytes / es;
       const int iters = int(std::min<uint64_t>(2000, std::max<uint64_t>(10, (2ull << 30) / bytes / 4)));
@@ -149,7 +151,7 @@ int main(int argc, char** argv) {
       if (rank == 0) sh->auto_algo_ip[si] = chosen;
       for (int v = 0; v < kVariants; ++v) {
         if (v == kOneIp && bytes > symmem_one_shot_in_place_max_bytes(b)) continue;
-        if (v == kCeIp && (world != 2 || nvshmem)) continue;
+        if (v == kCeIp && (world != 2 || nvshmem || ce_refused)) continue;
         auto op_on = [&](void* s) {
           switch (v) {
             case kOne: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
@@ -164,7 +166,14 @@ int main(int argc, char** argv) {
           }
         };
         auto op = [&]() { return op_on(s); };
-        for (int i = 0; i < 5; ++i) CHECK_OK(op());
+        // Refused on every rank alike, on the host, before anything is launched.
+        const symmem_status first = op();
+        if (v == kCeIp && first == SYMMEM_ERR_UNSUPPORTED) {
+          ce_refused = true;
+          continue;
+        }
+        CHECK_OK(first);
+        for (int i = 0; i < 4; ++i) CHECK_OK(op());
         CHECK_OK(symmem_stream_synchronize(b, s));
         CHECK_OK(symmem_barrier(b, 0, timeout));
         CUDA_OK(cudaEventRecord(e0, s));
@@ -277,7 +286,8 @@ int main(int argc, char** argv) {
               "a symmem stream\n", bar, bar_host, bar_host_sym);
   // The kernel tuning in effect (cuda_kernels.cu, SYMMEM_CUDA_*).
   for (const char* k : {"SYMMEM_CUDA_PDL", "SYMMEM_CUDA_PUSH_MAX_BYTES", "SYMMEM_CUDA_MIN_THREADS",
-                        "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS"})
+                        "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS",
+                        "SYMMEM_CUDA_LL_MAX_BYTES", "SYMMEM_CUDA_CE_SLOT_BYTES"})
     if (const char* v = std::getenv(k)) std::printf("  %s=%s\n", k, v);
   return 0;
 }

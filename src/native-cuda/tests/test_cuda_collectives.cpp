@@ -1,7 +1,8 @@
 // Every collective x dtype x op x size (1, 7, 4099, 1 000 003 elements) on world 2 and 4, one
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
-// stream and host-synchronously, memset32 and stream_write_value32.
+// stream and host-synchronously, memset32 and stream_write_value32. One-shots back to back with no
+// wait between them, alternating the low-latency lines and the push scratch.
 // The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
 // from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
 // (out of place, world 4) the refusal is checked.
@@ -162,6 +163,51 @@ static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, 
   // starts with a barrier, and the check reads only local memory, so this is safe.
 }
 
+// Back-to-back in-place one-shots with no wait between them: a call's slot (low-latency lines or
+// push scratch) is written again two calls later, while a peer may still be a call behind. Sizes
+// alternate between the two paths (up to 32 KiB at world 2 and 16 KiB at world 4 the lines, above
+// that the scratch); inputs are copied in and results out on the collectives' stream, checked at
+// the end.
+static void pipelined_case(Ctx& c) {
+  const uint64_t kCounts[] = {3, 1000, 5000, 40000};
+  const int kCalls = 48;
+  const uint64_t max_bytes = 40000 * 4;
+  char* host = nullptr;
+  CUDA_OK(cudaMallocHost(&host, 2 * kCalls * max_bytes));
+  struct Call {
+    uint64_t tag, n;
+    int dtype, op;
+  };
+  std::vector<Call> calls;
+  char* own = static_cast<char*>(symmem_buffer_ptr(c.b, c.rank));
+  for (int k = 0; k < kCalls; ++k) {
+    const Call call{++c.tag, kCounts[k % 4], (k / 4) % 3, (k / 2) % 4};
+    calls.push_back(call);
+    std::vector<double> v(call.n);
+    for (uint64_t i = 0; i < call.n; ++i) v[i] = input(call.dtype, call.tag, c.rank, i);
+    std::vector<char> bytes;
+    to_bytes(call.dtype, v, bytes);
+    char* in = host + 2 * k * max_bytes;
+    std::memcpy(in, bytes.data(), bytes.size());
+    CUDA_OK(cudaMemcpyAsync(own, in, bytes.size(), cudaMemcpyHostToDevice, c.s));
+    CHECK_OK(symmem_all_reduce(c.b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(call.dtype),
+                               symmem_reduce_op(call.op), call.n, nullptr, c.s, kTimeout));
+    CUDA_OK(cudaMemcpyAsync(in + max_bytes, own, bytes.size(), cudaMemcpyDeviceToHost, c.s));
+  }
+  sync(c);
+  for (int k = 0; k < kCalls; ++k) {
+    const Call& call = calls[k];
+    const size_t es = symmem_dtype_size(symmem_dtype(call.dtype));
+    const char* res = host + 2 * k * max_bytes + max_bytes;
+    char what[128];
+    std::snprintf(what, sizeof what, "pipelined call %d: one-shot in place %s %s count %llu world %d", k,
+                  kDtypeName[call.dtype], kOpName[call.op], (unsigned long long)call.n, c.world);
+    check_close(what, call.dtype, c.world, std::vector<char>(res, res + call.n * es), call.n,
+                [&](uint64_t i, double* mag) { return reduce_ref(call.op, c.world, call.dtype, call.tag, i, mag); });
+  }
+  CUDA_OK(cudaFreeHost(host));
+}
+
 static void reduce_scatter_case(Ctx& c, bool in_place, int dtype, int op, uint64_t n) {
   const uint64_t tag = ++c.tag;
   const size_t es = symmem_dtype_size(symmem_dtype(dtype));
@@ -268,6 +314,7 @@ static int rank_main(int rank, int world, int ngpu) {
       }
       for (bool ip : {false, true}) all_gather_case(c, ip, dtype, n);
     }
+  pipelined_case(c);
   // A misaligned out takes the element-wise path.
   all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000);
   {

@@ -27,6 +27,7 @@ enum class Tunable : int {
   kCudaDirectLaunch,
   kCudaCeSlotBytes,
   kCudaCeMinBytes,
+  kCudaLlMaxBytes,
   kCount
 };
 
@@ -72,9 +73,9 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "
      "world 2 (at world w up to 2/w of it); memory: a buffer of B bytes gets a pad region of 64 KiB "
      "+ 4 x min(B, this) rounded up to the allocation granularity (2 MiB: up to 18 MiB per buffer at "
-     "4 MiB, against 2 MiB with 0; buffers up to about 496 KiB cost nothing more); must be the same "
+     "4 MiB, against 2 MiB with 0; buffers up to about 432 KiB cost nothing more); must be the same "
      "on every rank (import fails otherwise); 0: no more than the 2 MiB pad region's spare room "
-     "(about 496 KiB at world 2)"},
+     "(about 432 KiB at world 2)"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset, world 1 and "
      "2 run one-shot at every size)"},
@@ -97,6 +98,11 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "bytes: buffers of at least this size get the copy-engine scratch, and AUTO runs in-place "
      "all-reduces of at least this size at world 2 as the copy-engine two-shot; must be the "
      "same on every rank"},
+    {"SYMMEM_CUDA_LL_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
+     "bytes: largest one-shot that sends its input as low-latency lines (each 4 bytes with the "
+     "call's flag in one store: no fence, no separate signal) instead of through the push scratch "
+     "(unset: whatever fits the 256 KiB low-latency area: 32 KiB at world 2, 16 KiB at 4, 8 KiB at "
+     "8); 0: never"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

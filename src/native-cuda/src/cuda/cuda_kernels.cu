@@ -435,6 +435,103 @@ __global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t
   }
 }
 
+// ---- one-shot all-reduce, low latency ----------------------------------------------------------
+// For the smallest inputs (SYMMEM_CUDA_LL_MAX_BYTES, within the low-latency area: layout.h). As in
+// the push one-shot every rank writes its input into every peer's slot, but each 4-byte word goes
+// with the call's flag in one 8-byte store (single-copy atomic), so the receiver knows from the line
+// itself that the word has arrived. The push one-shot's signal needs a release fence first, which
+// waits until the peer has acknowledged every earlier store; here the input crosses NVLink once,
+// one way, and nothing waits for an acknowledgement. Twice the bytes, hence small inputs only.
+// Word k of pack i lies at line k * npacks + i, so a warp's stores of one k are contiguous.
+// The flag is the call's epoch with its low bit set: never 0 (the area is zeroed at allocation) and
+// not the flag of the call before in the same slot (epochs grow by 3 per call, slots alternate).
+// A peer reuses this call's slot two calls later, only after it has received this rank's input of
+// the next call, which this rank sends only once this call has completed (stream order, or
+// griddepcontrol.wait). Each item is sent and reduced by the same thread, so in place is safe.
+__device__ __forceinline__ void st_relaxed_sys_u64(uint64_t* p, uint64_t v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ uint64_t ld_relaxed_sys_u64(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+constexpr int kLlWords = 4;  // 4-byte words of one 16-byte pack
+
+template <class T, int N>
+__device__ __forceinline__ Pack<T, N> load_pack_or_zero(const T* own, uint64_t i, uint64_t nfull,
+                                                        uint64_t count) {
+  if (i < nfull) return load_cg<T, N>(own + i * N);
+  Pack<T, N> v;
+#pragma unroll
+  for (int q = 0; q < N; ++q) v.v[q] = i * N + q < count ? own[i * N + q] : from_f<T>(0.f);
+  return v;
+}
+
+template <class T, int N, int OP, bool IN_PLACE>
+__global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t count, T* out) {
+  static_assert(sizeof(Pack<T, N>) == kLlWords * 4, "low-latency lines carry 16-byte packs");
+  const uint32_t e = enter_epoch(a);
+  __syncthreads();  // every thread has read the block's epoch word before it is advanced
+  advance_epochs(a, e + 3);
+  const uint64_t flag = uint64_t(e | 1u) << 32;
+  const uint64_t slot = e & 1u;
+  const uint64_t nfull = count / N, npacks = (count + N - 1) / N;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  // Rank `to`'s lines from rank `from` in this call's slot.
+  auto lines = [&](int to, int from) {
+    return reinterpret_cast<uint64_t*>(a.data[to] + a.ll_delta + (slot * a.world + from) * a.ll_cap);
+  };
+  for (uint64_t i = gtid(); i < npacks; i += gsize()) {
+    const Pack<T, N> v = load_pack_or_zero<T, N>(own, i, nfull, count);
+    uint32_t w[kLlWords];
+    memcpy(w, &v, sizeof w);
+#pragma unroll
+    for (int r = 0; r < kMaxCollWorld; ++r)
+      if (r < a.world && r != a.rank) {
+        uint64_t* dst = lines(r, a.rank) + i;
+#pragma unroll
+        for (int k = 0; k < kLlWords; ++k) st_relaxed_sys_u64(dst + k * npacks, flag | w[k]);
+      }
+  }
+  T* dst = IN_PLACE ? own : out;
+  for (uint64_t i = gtid(); i < npacks; i += gsize()) {
+    Pack<T, N> in[kMaxCollWorld];
+#pragma unroll
+    for (int r = 0; r < kMaxCollWorld; ++r) {
+      if (r >= a.world) continue;
+      if (r == a.rank) {
+        in[r] = load_pack_or_zero<T, N>(own, i, nfull, count);
+        continue;
+      }
+      const uint64_t* src = lines(a.rank, r) + i;
+      uint32_t w[kLlWords];
+#pragma unroll
+      for (int k = 0; k < kLlWords; ++k) {
+        uint64_t line;
+        Waiter wt;
+        while (((line = ld_relaxed_sys_u64(src + k * npacks)) & 0xffffffff00000000ull) != flag)
+          if (wt.give_up(a.timeout_ns, a.claim, a.abort)) {
+            // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
+            record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);
+            return;
+          }
+        w[k] = static_cast<uint32_t>(line);
+      }
+      memcpy(&in[r], w, sizeof w);
+    }
+    const Pack<T, N> res = reduce_packs<T, N, OP>(in, a.world);
+    if (i < nfull) {
+      store<T, N>(dst + i * N, res);
+    } else {
+#pragma unroll
+      for (int q = 0; q < N; ++q)
+        if (i * N + q < count) dst[i * N + q] = res.v[q];
+    }
+  }
+}
+
 // ---- two-shot all-reduce ----------------------------------------------------------------------
 // Items (vectors) are split into world slices; rank r reduces slice r from every peer.
 // In place: the reduced slice is pushed into every rank's buffer; barrier; done (2 barriers).
@@ -786,6 +883,14 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     Grid g = grid_for(items, tu.one_shot_blocks, true);
     const uint64_t bytes = count * sizeof(T);
     const int unroll2 = tu.unroll >= 2 ? 1 : 0;
+    if constexpr (sizeof(Pack<T, N>) == kLlWords * 4) {
+      if (bytes <= tu.ll_max_bytes && 2 * items * sizeof(Pack<T, N>) <= a.ll_cap) {
+        if (out == nullptr)
+          return launch<one_shot_ll_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
+                                                            static_cast<T*>(nullptr));
+        return launch<one_shot_ll_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
+      }
+    }
     if (bytes <= a.scratch_cap && bytes <= tu.push_max_bytes) {
       if (out == nullptr)
         return launch<one_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
@@ -884,6 +989,10 @@ void load_reductions(Loader& load) {
   load(one_shot_kernel<T, N, OP, false>);
   load(one_shot_push_kernel<T, N, OP, true>);
   load(one_shot_push_kernel<T, N, OP, false>);
+  if constexpr (sizeof(Pack<T, N>) == kLlWords * 4) {
+    load(one_shot_ll_kernel<T, N, OP, true>);
+    load(one_shot_ll_kernel<T, N, OP, false>);
+  }
   load(two_shot_kernel<T, N, OP, true>);
   load(two_shot_kernel<T, N, OP, false>);
   load(reduce_scatter_kernel<T, N, OP>);
@@ -914,7 +1023,8 @@ const Tuning& tuning() {
                         get(Tunable::kCudaPdl),
                         tunable_or(Tunable::kCudaPushMaxBytes, ~uint64_t{0}),
                         get(Tunable::kCudaUnroll),
-                        get(Tunable::kCudaDirectLaunch)};
+                        get(Tunable::kCudaDirectLaunch),
+                        tunable_or(Tunable::kCudaLlMaxBytes, ~uint64_t{0})};
   return t;
 }
 

@@ -157,7 +157,7 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
             "cuMemGetAllocationGranularity(device %d)", device);
   // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
   // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
-  // A small buffer needs no more than its own size: up to about 496 KiB the pad region stays at
+  // A small buffer needs no more than its own size: up to about 432 KiB the pad region stays at
   // one granularity (2 MiB), as with 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
                                      round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
@@ -222,6 +222,9 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   SYMMEM_RT(cudaMemsetAsync(static_cast<char*>(pad) + kEpochsOff, 0, sizeof(PadRegion) - kEpochsOff,
                             stream_),
             "cudaMemsetAsync(epochs)");
+  // The low-latency lines too: memory a freed buffer left here may hold flags a new call expects.
+  SYMMEM_RT(cudaMemsetAsync(static_cast<char*>(pad) + kLlOff, 0, kLlAreaBytes, stream_),
+            "cudaMemsetAsync(low-latency area)");
   Header h;
   std::memset(&h, 0, sizeof h);
   h.magic = kMagic;
@@ -554,6 +557,8 @@ symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, 
   a->timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
   a->scratch_delta = static_cast<int64_t>(kScratchOff) - static_cast<int64_t>(pad_region_ + at);
   a->scratch_cap = push_cap();
+  a->ll_delta = static_cast<int64_t>(kLlOff) - static_cast<int64_t>(pad_region_ + at);
+  a->ll_cap = ll_capacity(world_);
   return SYMMEM_OK;
 }
 

@@ -45,6 +45,8 @@ struct Tuning {
                          // two-shot measured slower with 2 at 256 MiB in place and 8 MiB out of
                          // place, so 1)
   int direct_launch;     // 1: cuLaunchKernelEx with the function looked up once per device
+  uint64_t ll_max_bytes;  // one-shot sends inputs up to this (and the area's capacity) as
+                          // low-latency lines; 0: never
 };
 
 // The device whose primary context DeviceBuffer::set_device made current on this thread, before

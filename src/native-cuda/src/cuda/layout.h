@@ -3,7 +3,8 @@
 //
 // One allocation per rank (one cuMemCreate, one exported fd):
 //   [ pad region, rounded up to the allocation granularity ][ data, rounded up likewise ]
-// The pad region starts with a PadRegion (below); from kScratchOff lies the push one-shot scratch
+// The pad region starts with a PadRegion (below); from kLlOff lies the low-latency one-shot's area
+// (kLlAreaBytes: 2 slots x world ranks of 8-byte lines), from kScratchOff the push one-shot scratch
 // (2 slots x world ranks x capacity; none where the region is smaller), and at the region's end
 // the copy-engine two-shot's scratch (2 slots of Header::ce_slot_bytes; none when 0). Both are
 // written by peers and read locally. Kernels find a peer's scratch from their own pad region's
@@ -24,7 +25,8 @@ constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 // 2: the epochs live in the pad region (kEpochsOff), advanced by the kernels themselves.
 // 3: the header carries the pad region's size and the push scratch setting it was sized with.
 // 4: the copy-engine two-shot's flags, epoch and scratch (Header::ce_slot_bytes).
-constexpr uint32_t kLayoutVersion = 4;
+// 5: the low-latency one-shot's area (kLlOff) before the push scratch, which starts later.
+constexpr uint32_t kLayoutVersion = 5;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -96,7 +98,17 @@ constexpr uint64_t kCeFlagsOff = offsetof(PadRegion, ce_flags);
 constexpr uint64_t kCeEpochOff = offsetof(PadRegion, ce_epoch);
 constexpr uint64_t kCeBlocksDoneOff = offsetof(PadRegion, ce_blocks_done);
 constexpr uint64_t kCeSeqOff = offsetof(PadRegion, ce_seq);
-constexpr uint64_t kScratchOff = 64 * 1024;
+// The low-latency one-shot's lines are kept apart from the push scratch: a line counts as arrived
+// when its flag word equals the call's, and a push one-shot's raw data there could hold that value.
+constexpr uint64_t kLlOff = 64 * 1024;
+constexpr uint64_t kLlAreaBytes = 256 * 1024;
+constexpr uint64_t kScratchOff = kLlOff + kLlAreaBytes;
+
+// Low-latency one-shot: bytes of lines per [slot][rank] at `world` ranks (an input of B bytes takes
+// 2 x B rounded up to 16, as 8-byte lines of 4 data bytes and a flag).
+constexpr uint64_t ll_capacity(int world) {
+  return kLlAreaBytes / (2 * uint64_t(world < 1 ? 1 : world)) / 256 * 256;
+}
 
 // Push one-shot scratch per [slot][rank] in a pad region of `pad_region` bytes at `world` ranks.
 constexpr uint64_t push_capacity(uint64_t pad_region, int world) {
@@ -116,7 +128,7 @@ static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligne
 static_assert(kHeaderOff + sizeof(Header) <= kEpochsOff, "the header ends before the epochs");
 static_assert(kCeFlagsOff % 128 == 0 && kCeFlagsOff + sizeof(PadRegion::ce_flags) <= kClaimOff,
               "the copy-engine flags start a line and end before the claim");
-static_assert(sizeof(PadRegion) <= kScratchOff, "the pad layout overlaps the scratch");
+static_assert(sizeof(PadRegion) <= kLlOff, "the pad layout overlaps the low-latency area");
 
 // Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
 // word and fills this (status last); the host turns it into SYMMEM_ERR_TIMEOUT (or _ABORTED).
@@ -173,6 +185,9 @@ struct CollArgs {
   // from data[rank]: a view's data lie further in, and its scratch is the segment's.
   int64_t scratch_delta;
   uint64_t scratch_cap;
+  // Low-latency one-shot area: own area minus own data[rank], and bytes of lines per [slot][rank].
+  int64_t ll_delta;
+  uint64_t ll_cap;
 };
 
 // The copy-engine two-shot's kernels (world 2): chunk sequence numbers are *epoch + k, k from 1.
