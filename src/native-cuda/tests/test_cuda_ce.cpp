@@ -1,6 +1,7 @@
 // The copy-engine two-shot (SYMMEM_ALGO_TWO_SHOT_CE) at world 2, beyond test_cuda_collectives'
 // per-dtype cases, with 128 KiB scratch slots (so a few MiB go in many chunks):
-//  1. Three threads per rank, each with its own buffer and two streams, 16 rounds each: the
+//  1. Three threads per rank, each with its own buffer and two streams, 16 rounds each (grids of at
+//     most 32 blocks, so that three fit on the GPU together: see main): the
 //     copy-engine two-shot on both streams in turn, between two-shots, one-shots and AUTO (which
 //     picks it from 1 MiB here), every round a new size (chunk counts 1 to 17, odd tails); every
 //     result checked exactly (small integers).
@@ -164,6 +165,13 @@ int main() {
   if (ngpu < kWorld) setenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES", "1", 1);
   setenv("SYMMEM_CUDA_CE_SLOT_BYTES", std::to_string(kSlot).c_str(), 1);
   setenv("SYMMEM_CUDA_CE_MIN_BYTES", "1048576", 1);
+  // Part 1 runs three large float32 collectives per GPU at once. Their kernels take up to 128
+  // registers per thread, so one 512-thread block fills an SM's register file, and a full 132-block
+  // grid that waits for its peer holds every SM: another thread's collective, whose peer waits for
+  // it, cannot start until the deadline (docs/cuda-backend.md, concurrent collectives). Grids of at
+  // most 32 blocks leave room for all three and for the copy-engine two-shot's small kernels.
+  setenv("SYMMEM_CUDA_ONE_SHOT_BLOCKS", "32", 1);
+  setenv("SYMMEM_CUDA_TWO_SHOT_BLOCKS", "32", 1);
   if (!run_ranks(kWorld, 240, [&](int r) { return rank_main(r, ngpu); })) return 1;
   std::printf("test_cuda_ce: OK\n");
   return 0;

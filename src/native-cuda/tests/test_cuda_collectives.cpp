@@ -165,13 +165,13 @@ static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, 
 
 // Back-to-back in-place one-shots with no wait between them: a call's slot (low-latency lines or
 // push scratch) is written again two calls later, while a peer may still be a call behind. Sizes
-// alternate between the two paths (up to 32 KiB at world 2 and 16 KiB at world 4 the lines, above
-// that the scratch); inputs are copied in and results out on the collectives' stream, checked at
-// the end.
+// alternate between the two paths (the lines up to 128 KiB at world 2 and 64 KiB at world 4, the
+// scratch above); inputs are copied in and results out on the collectives' stream, checked at the
+// end.
 static void pipelined_case(Ctx& c) {
-  const uint64_t kCounts[] = {3, 1000, 5000, 40000};
+  const uint64_t kCounts[] = {3, 1000, 5000, 100000};
   const int kCalls = 48;
-  const uint64_t max_bytes = 40000 * 4;
+  const uint64_t max_bytes = 100000 * 4;
   char* host = nullptr;
   CUDA_OK(cudaMallocHost(&host, 2 * kCalls * max_bytes));
   struct Call {

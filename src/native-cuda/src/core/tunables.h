@@ -71,11 +71,11 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
      "bytes: push one-shot scratch per slot and rank that a buffer's pad region is sized for at "
      "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "
-     "world 2 (at world w up to 2/w of it); memory: a buffer of B bytes gets a pad region of 64 KiB "
-     "+ 4 x min(B, this) rounded up to the allocation granularity (2 MiB: up to 18 MiB per buffer at "
-     "4 MiB, against 2 MiB with 0; buffers up to about 432 KiB cost nothing more); must be the same "
+     "world 2 (at world w up to 2/w of it); memory: a buffer of B bytes gets a pad region of "
+     "1088 KiB (the pad layout and the low-latency area) + 4 x min(B, this) rounded up to the allocation granularity (2 MiB: up to 18 MiB per buffer at "
+     "4 MiB, against 2 MiB with 0; buffers up to about 240 KiB cost nothing more); must be the same "
      "on every rank (import fails otherwise); 0: no more than the 2 MiB pad region's spare room "
-     "(about 432 KiB at world 2)"},
+     "(about 240 KiB at world 2)"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset, world 1 and "
      "2 run one-shot at every size)"},
@@ -101,8 +101,8 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_LL_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: largest one-shot that sends its input as low-latency lines (each 4 bytes with the "
      "call's flag in one store: no fence, no separate signal) instead of through the push scratch "
-     "(unset: whatever fits the 256 KiB low-latency area: 32 KiB at world 2, 16 KiB at 4, 8 KiB at "
-     "8); 0: never"},
+     "(unset: whatever fits the 1 MiB low-latency area: 128 KiB at world 2, 64 KiB at 4, 32 KiB "
+     "at 8; on 2 x H100 the lines were faster at every size up to 128 KiB); 0: never"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

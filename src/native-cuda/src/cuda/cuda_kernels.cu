@@ -473,8 +473,6 @@ template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t count, T* out) {
   static_assert(sizeof(Pack<T, N>) == kLlWords * 4, "low-latency lines carry 16-byte packs");
   const uint32_t e = enter_epoch(a);
-  __syncthreads();  // every thread has read the block's epoch word before it is advanced
-  advance_epochs(a, e + 3);
   const uint64_t flag = uint64_t(e | 1u) << 32;
   const uint64_t slot = e & 1u;
   const uint64_t nfull = count / N, npacks = (count + N - 1) / N;
@@ -495,6 +493,8 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
         for (int k = 0; k < kLlWords; ++k) st_relaxed_sys_u64(dst + k * npacks, flag | w[k]);
       }
   }
+  __syncthreads();  // every thread has read the block's epoch word before it is advanced
+  advance_epochs(a, e + 3);
   T* dst = IN_PLACE ? own : out;
   for (uint64_t i = gtid(); i < npacks; i += gsize()) {
     Pack<T, N> in[kMaxCollWorld];

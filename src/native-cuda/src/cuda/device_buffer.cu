@@ -157,7 +157,7 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
             "cuMemGetAllocationGranularity(device %d)", device);
   // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
   // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
-  // A small buffer needs no more than its own size: up to about 432 KiB the pad region stays at
+  // A small buffer needs no more than its own size: up to about 240 KiB the pad region stays at
   // one granularity (2 MiB), as with 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
                                      round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));

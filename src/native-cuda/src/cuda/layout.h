@@ -101,7 +101,7 @@ constexpr uint64_t kCeSeqOff = offsetof(PadRegion, ce_seq);
 // The low-latency one-shot's lines are kept apart from the push scratch: a line counts as arrived
 // when its flag word equals the call's, and a push one-shot's raw data there could hold that value.
 constexpr uint64_t kLlOff = 64 * 1024;
-constexpr uint64_t kLlAreaBytes = 256 * 1024;
+constexpr uint64_t kLlAreaBytes = 1024 * 1024;
 constexpr uint64_t kScratchOff = kLlOff + kLlAreaBytes;
 
 // Low-latency one-shot: bytes of lines per [slot][rank] at `world` ranks (an input of B bytes takes
