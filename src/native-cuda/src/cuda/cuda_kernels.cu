@@ -505,20 +505,27 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
         in[r] = load_pack_or_zero<T, N>(own, i, nfull, count);
         continue;
       }
+      // All four lines in flight at once, polled together: once they have landed, one read's
+      // latency, not four in a row.
       const uint64_t* src = lines(a.rank, r) + i;
+      uint64_t line[kLlWords];
+      Waiter wt;
+      for (;;) {
+        bool arrived = true;
+#pragma unroll
+        for (int k = 0; k < kLlWords; ++k) line[k] = ld_relaxed_sys_u64(src + k * npacks);
+#pragma unroll
+        for (int k = 0; k < kLlWords; ++k) arrived &= (line[k] & 0xffffffff00000000ull) == flag;
+        if (arrived) break;
+        if (wt.give_up(a.timeout_ns, a.claim, a.abort)) {
+          // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
+          record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);
+          return;
+        }
+      }
       uint32_t w[kLlWords];
 #pragma unroll
-      for (int k = 0; k < kLlWords; ++k) {
-        uint64_t line;
-        Waiter wt;
-        while (((line = ld_relaxed_sys_u64(src + k * npacks)) & 0xffffffff00000000ull) != flag)
-          if (wt.give_up(a.timeout_ns, a.claim, a.abort)) {
-            // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
-            record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);
-            return;
-          }
-        w[k] = static_cast<uint32_t>(line);
-      }
+      for (int k = 0; k < kLlWords; ++k) w[k] = static_cast<uint32_t>(line[k]);
       memcpy(&in[r], w, sizeof w);
     }
     const Pack<T, N> res = reduce_packs<T, N, OP>(in, a.world);
