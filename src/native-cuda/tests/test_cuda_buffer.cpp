@@ -103,6 +103,21 @@ static int scratch_mismatch_rank(int rank) {
   return rc;
 }
 
+// SYMMEM_CUDA_LL_MAX_BYTES different on the two ranks (rank 0 unset, rank 1 0): the buffers are
+// alike, but a 4 KiB one-shot would go as lines on rank 0 and through the push scratch on rank 1,
+// each waiting where the other never writes. Import fails with MISMATCH naming both settings.
+static int ll_mismatch_rank(int rank) {
+  if (rank == 0) unsetenv("SYMMEM_CUDA_LL_MAX_BYTES");
+  else setenv("SYMMEM_CUDA_LL_MAX_BYTES", "0", 1);
+  const int rc = import_mismatch("cudallmax", rank, 1u << 20, [&] {
+    CHECK_ERROR_HAS(rank == 0 ? "rank 1 sends one-shots as low-latency lines up to 0 bytes"
+                              : "rank 0 sends one-shots as low-latency lines up to the default");
+    CHECK_ERROR_HAS("set both to the same values on every rank");
+  });
+  unsetenv("SYMMEM_CUDA_LL_MAX_BYTES");
+  return rc;
+}
+
 static int overlap_rank(int rank, bool allow) {
   Names names(allow ? "cudaovl1" : "cudaovl0", 2);
   // Set or cleared explicitly: the refusal case must not depend on the caller's environment.
@@ -227,6 +242,7 @@ int main() {
   if (!run_ranks(1, 60, [&](int) { return single(ngpu); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return scratch_mismatch_rank(r); })) return 1;
+  if (!run_ranks(2, 60, [](int r) { return ll_mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, false); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, true); })) return 1;
   const int world = ngpu >= 2 ? 2 : 1;

@@ -67,7 +67,7 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "thread"},
     {"SYMMEM_CUDA_PUSH_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: largest one-shot that pushes its input to the peers' scratch (unset: whatever fits "
-     "the scratch)"},
+     "the scratch); must be the same on every rank (import fails otherwise)"},
     {"SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
      "bytes: push one-shot scratch per slot and rank that a buffer's pad region is sized for at "
      "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "
@@ -102,7 +102,8 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "bytes: largest one-shot that sends its input as low-latency lines (each 4 bytes with the "
      "call's flag in one store: no fence, no separate signal) instead of through the push scratch "
      "(unset: whatever fits the 1 MiB low-latency area: 128 KiB at world 2, 64 KiB at 4, 32 KiB "
-     "at 8; on 2 x H100 the lines were faster at every size up to 128 KiB); 0: never"},
+     "at 8; on 2 x H100 the lines were faster at every size up to 128 KiB); 0: never; must be the "
+     "same on every rank (import fails otherwise)"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

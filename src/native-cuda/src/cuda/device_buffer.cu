@@ -135,6 +135,13 @@ void ce_waiting(const ErrorRecord& e, char* out, size_t cap) {
   }
 }
 
+// A size limit for messages: "the default" for all ones (the tunable unset: what fits).
+const char* limit_text(uint64_t v, char (&out)[32]) {
+  if (v == ~uint64_t{0}) return "the default";
+  std::snprintf(out, sizeof out, "%llu bytes", static_cast<unsigned long long>(v));
+  return out;
+}
+
 }  // namespace
 
 std::string uuid_text(const uint8_t* u) {
@@ -237,6 +244,8 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   h.pad_region_bytes = pad_region_;
   h.push_scratch_bytes = tunable_value(Tunable::kCudaPushScratchBytes);
   h.ce_slot_bytes = ce_slot_;
+  h.ll_max_bytes = tuning().ll_max_bytes;
+  h.push_max_bytes = tuning().push_max_bytes;
   SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync(header)");
@@ -334,6 +343,17 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
                 r, static_cast<unsigned long long>(h2.pad_region_bytes),
                 static_cast<unsigned long long>(h2.push_scratch_bytes), rank,
                 static_cast<unsigned long long>(pad_region_), static_cast<unsigned long long>(mine));
+  }
+  if (h2.ll_max_bytes != tuning().ll_max_bytes || h2.push_max_bytes != tuning().push_max_bytes) {
+    char theirs[2][32], mine[2][32];
+    return fail(SYMMEM_ERR_MISMATCH,
+                "rank %d sends one-shots as low-latency lines up to %s and pushes them up to %s "
+                "(SYMMEM_CUDA_LL_MAX_BYTES, SYMMEM_CUDA_PUSH_MAX_BYTES there), rank %d up to %s and "
+                "%s: a rank waits for its peers' data where its own path puts it, so set both to the "
+                "same values on every rank (unset is their default)",
+                r, limit_text(h2.ll_max_bytes, theirs[0]), limit_text(h2.push_max_bytes, theirs[1]),
+                rank, limit_text(tuning().ll_max_bytes, mine[0]),
+                limit_text(tuning().push_max_bytes, mine[1]));
   }
   std::memcpy(uuid->data(), h2.uuid, 16);
   if (!overlapping_devices_allowed() && std::memcmp(h2.uuid, uuid_, 16) == 0)

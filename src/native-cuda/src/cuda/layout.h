@@ -25,7 +25,8 @@ constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 // 2: the epochs live in the pad region (kEpochsOff), advanced by the kernels themselves.
 // 3: the header carries the pad region's size and the push scratch setting it was sized with.
 // 4: the copy-engine two-shot's flags, epoch and scratch (Header::ce_slot_bytes).
-// 5: the low-latency one-shot's area (kLlOff) before the push scratch, which starts later.
+// 5: the low-latency one-shot's area (kLlOff) before the push scratch, which starts later; the
+//    header carries the one-shot's path settings.
 constexpr uint32_t kLayoutVersion = 5;
 struct Header {
   uint32_t magic;
@@ -38,6 +39,10 @@ struct Header {
   uint64_t pad_region_bytes;    // bytes before the data: equal on every rank (push scratch)
   uint64_t push_scratch_bytes;  // SYMMEM_CUDA_PUSH_SCRATCH_BYTES's value at alloc, for messages
   uint64_t ce_slot_bytes;       // one copy-engine scratch slot (two at the region's end); 0: none
+  // The one-shot's paths in effect (SYMMEM_CUDA_LL_MAX_BYTES, SYMMEM_CUDA_PUSH_MAX_BYTES; all ones:
+  // unset): a rank that sends lines waits for lines, so every rank must choose alike.
+  uint64_t ll_max_bytes;
+  uint64_t push_max_bytes;
 };
 
 // The copy-engine two-shot's flags (PadRegion::ce_flags), each written by the one peer on a line
