@@ -5,7 +5,8 @@
 #      (worlds 2 and 4: every dtype x op at 1, 7 and 4099 elements, and one-shots back to back
 #      alternating the lines and the push scratch), test_cuda_graphs, test_cuda_threads,
 #      test_cuda_streams, test_cuda_view, test_cuda_timeout (its deadline message), test_cuda_abort,
-#      test_cuda_ce; test_nccl_gpu (the nccl backend's buffers run the same kernels);
+#      test_cuda_ce, test_cuda_buffer (import refuses unequal one-shot path settings); test_nccl_gpu
+#      (the nccl backend's buffers run the same kernels);
 #   3. symmem_graph_bench (world 2, MIN_BYTES..MAX_BYTES in steps of 4x, NCCL captured in a graph
 #      beside it) and symmem_bench (the eager GPU time and host column), once per SETTINGS entry
 #      (default: with the lines, and without them: SYMMEM_CUDA_LL_MAX_BYTES=0, the push one-shot),
@@ -45,8 +46,8 @@ if [[ $BUILT != 0 ]]; then
   grep -E "error" "$OUT/native.log" | head -20
 else
   if [[ ${TESTS:-1} == 1 ]]; then
-    SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "ctest cuda (collectives, graphs, threads, ...) + nccl_gpu" 300 ctest.log \
-      bash -c "cd '$B' && ctest --output-on-failure --timeout 240 -R 'test_cuda_(collectives|graphs|threads|streams|view|timeout|abort|ce)\$|test_nccl_gpu\$'"
+    SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "ctest cuda (collectives, graphs, threads, buffer, ...) + nccl_gpu" 300 ctest.log \
+      bash -c "cd '$B' && ctest --output-on-failure --timeout 240 -R 'test_cuda_(collectives|graphs|threads|streams|view|timeout|abort|ce|buffer)\$|test_nccl_gpu\$'"
     grep -E "tests passed|Passed|Failed|SKIPPED|FAIL" "$OUT/ctest.log" | head -20
   fi
   if (( NGPU >= 2 )); then
