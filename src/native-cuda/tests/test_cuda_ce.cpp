@@ -165,8 +165,8 @@ int main() {
   if (ngpu < kWorld) setenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES", "1", 1);
   setenv("SYMMEM_CUDA_CE_SLOT_BYTES", std::to_string(kSlot).c_str(), 1);
   setenv("SYMMEM_CUDA_CE_MIN_BYTES", "1048576", 1);
-  // Part 1 runs three large float32 collectives per GPU at once. Their kernels take up to 128
-  // registers per thread, so one 512-thread block fills an SM's register file, and a full 132-block
+  // Part 1 runs three large float32 collectives per GPU at once. Their kernels take 100 to 128
+  // registers per thread, so one 512-thread block takes most of an SM's registers, and a full 132-block
   // grid that waits for its peer holds every SM: another thread's collective, whose peer waits for
   // it, cannot start until the deadline (docs/cuda-backend.md, concurrent collectives). Grids of at
   // most 32 blocks leave room for all three and for the copy-engine two-shot's small kernels.
