@@ -103,12 +103,18 @@ struct Ctx {
   uint64_t tag = 0;
 };
 
-// Writes rank's input (n elements starting at element `at`) of case `tag` into the own buffer.
-static void write_input(Ctx& c, int dtype, uint64_t tag, uint64_t at, uint64_t n, uint64_t first_index = 0) {
+// Rank's input of case `tag`, elements first_index .. first_index + n, as dtype's bytes.
+static std::vector<char> input_bytes(int dtype, uint64_t tag, int rank, uint64_t n, uint64_t first_index = 0) {
   std::vector<double> v(n);
-  for (uint64_t i = 0; i < n; ++i) v[i] = input(dtype, tag, c.rank, first_index + i);
+  for (uint64_t i = 0; i < n; ++i) v[i] = input(dtype, tag, rank, first_index + i);
   std::vector<char> bytes;
   to_bytes(dtype, v, bytes);
+  return bytes;
+}
+
+// Writes rank's input (n elements starting at element `at`) of case `tag` into the own buffer.
+static void write_input(Ctx& c, int dtype, uint64_t tag, uint64_t at, uint64_t n, uint64_t first_index = 0) {
+  const std::vector<char> bytes = input_bytes(dtype, tag, c.rank, n, first_index);
   const size_t es = symmem_dtype_size(symmem_dtype(dtype));
   CUDA_OK(cudaMemcpy(static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + at * es, bytes.data(),
                      bytes.size(), cudaMemcpyHostToDevice));
@@ -183,10 +189,7 @@ static void pipelined_case(Ctx& c) {
   for (int k = 0; k < kCalls; ++k) {
     const Call call{++c.tag, kCounts[k % 4], (k / 4) % 3, (k / 2) % 4};
     calls.push_back(call);
-    std::vector<double> v(call.n);
-    for (uint64_t i = 0; i < call.n; ++i) v[i] = input(call.dtype, call.tag, c.rank, i);
-    std::vector<char> bytes;
-    to_bytes(call.dtype, v, bytes);
+    const std::vector<char> bytes = input_bytes(call.dtype, call.tag, c.rank, call.n);
     char* in = host + 2 * k * max_bytes;
     std::memcpy(in, bytes.data(), bytes.size());
     CUDA_OK(cudaMemcpyAsync(own, in, bytes.size(), cudaMemcpyHostToDevice, c.s));
