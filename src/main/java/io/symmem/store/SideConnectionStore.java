@@ -3,7 +3,9 @@ package io.symmem.store;
 import io.smallrye.mutiny.Uni;
 import io.symmem.store.server.LocalStore;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The store of a process that reaches it over TCP, as its components and its HTTP face use it: what
@@ -17,13 +19,16 @@ import java.util.List;
  *       request of the process in flight. Here it costs one side connection, and the caller gets the
  *       {@link IllegalArgumentException} a {@link LocalStore} gives.</li>
  * </ul>
- * The server's cross-connection order still lets these see every set that reached it before them (see
+ * A read on a side connection of a key this process just wrote on the shared one waits for a round
+ * trip on the shared connection first ({@link UnconfirmedWrites}): the kernel may deliver the side
+ * connection's request before the write, and the server can only order what it has read (see
  * docs/store.md). Owns both: {@link #close()} closes them.
  */
 public final class SideConnectionStore implements Store {
 
     private final Store shared;
     private final SideConnections sides;
+    private final UnconfirmedWrites unconfirmed = new UnconfirmedWrites();
 
     public SideConnectionStore(Store shared, SideConnections sides) {
         this.shared = shared;
@@ -32,7 +37,7 @@ public final class SideConnectionStore implements Store {
 
     @Override
     public Uni<byte[]> get(String key, Duration timeout) {
-        return sides.run(connection -> connection.get(key, timeout));
+        return afterWritesTo(Collections.singletonList(key), () -> sides.run(connection -> connection.get(key, timeout)));
     }
 
     @Override
@@ -42,22 +47,24 @@ public final class SideConnectionStore implements Store {
 
     @Override
     public Uni<List<byte[]>> multiGet(List<String> keys, Duration timeout) {
-        return sides.run(connection -> connection.multiGet(keys, timeout));
+        return afterWritesTo(keys, () -> sides.run(connection -> connection.multiGet(keys, timeout)));
     }
 
     @Override
     public Uni<byte[]> queuePop(String key, Duration timeout) {
-        return sides.run(connection -> connection.queuePop(key, timeout));
+        return afterWritesTo(Collections.singletonList(key), () -> sides.run(connection -> connection.queuePop(key, timeout)));
     }
 
     @Override
     public Uni<Void> set(String key, byte[] value) {
-        return shared.set(key, value);
+        Uni<Void> written = shared.set(key, value);
+        unconfirmed.wrote(key);
+        return written;
     }
 
     @Override
     public Uni<Long> add(String key, long delta) {
-        return sides.run(connection -> connection.add(key, delta))
+        return afterWritesTo(Collections.singletonList(key), () -> sides.run(connection -> connection.add(key, delta)))
                 .onFailure(StoreException.class).recoverWithUni(lost -> CurrentValue.read(shared, key).map(value -> {
                     if (value.isPresent() && CounterValues.parse(value.get()).isEmpty()) {
                         throw CounterValues.notAnInteger(describe(), key); // why the server closed the connection
@@ -83,12 +90,16 @@ public final class SideConnectionStore implements Store {
 
     @Override
     public Uni<Void> append(String key, byte[] value) {
-        return shared.append(key, value);
+        Uni<Void> written = shared.append(key, value);
+        unconfirmed.wrote(key);
+        return written;
     }
 
     @Override
     public Uni<Void> multiSet(List<String> keys, List<byte[]> values) {
-        return shared.multiSet(keys, values);
+        Uni<Void> written = shared.multiSet(keys, values);
+        unconfirmed.wrote(keys);
+        return written;
     }
 
     @Override
@@ -103,12 +114,23 @@ public final class SideConnectionStore implements Store {
 
     @Override
     public Uni<Void> queuePush(String key, byte[] value) {
-        return shared.queuePush(key, value);
+        Uni<Void> written = shared.queuePush(key, value);
+        unconfirmed.wrote(key);
+        return written;
     }
 
     @Override
     public Uni<Long> queueLength(String key) {
         return shared.queueLength(key);
+    }
+
+    /**
+     * Runs a side-connection request on {@code keys} after this process's unanswered writes to them on
+     * the shared connection are confirmed (see {@link UnconfirmedWrites}). {@code await} needs no such
+     * step: the write it would wait for releases it whenever it arrives.
+     */
+    private <T> Uni<T> afterWritesTo(List<String> keys, Supplier<Uni<T>> request) {
+        return unconfirmed.confirm(keys, shared::ping, request);
     }
 
     @Override

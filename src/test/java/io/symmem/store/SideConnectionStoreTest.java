@@ -84,6 +84,35 @@ class SideConnectionStoreTest extends StoreServerTest {
         }
     }
 
+    /**
+     * The kernel may deliver a side connection's GET before a SET written earlier on the shared one, so
+     * a read of a key this process wrote waits for a PING on the shared connection first; a read of a
+     * key it did not write, or wrote and already confirmed, does not.
+     */
+    @Test
+    void onlyAReadOfAKeyWrittenHereAndNotYetConfirmedCostsAPing() {
+        shared.set("theirs", bytes("t")).await().atMost(AWAIT); // written by another client of the store
+        // Opens the side connection first: opening one sends a PING of its own.
+        assertThat(text(store.get("theirs", AWAIT).await().atMost(AWAIT))).isEqualTo("t");
+        long pings = pingsServed();
+        store.set("mine", bytes("1")).await().atMost(AWAIT);
+        assertThat(text(store.get("mine", AWAIT).await().atMost(AWAIT))).isEqualTo("1");
+        assertThat(pingsServed()).isEqualTo(pings + 1);
+        assertThat(text(store.get("mine", AWAIT).await().atMost(AWAIT))).isEqualTo("1");
+        assertThat(store.multiGet(List.of("theirs", "mine"), AWAIT).await().atMost(AWAIT)).hasSize(2);
+        assertThat(pingsServed()).isEqualTo(pings + 1);
+        store.multiSet(List.of("m1", "m2"), List.of(bytes("5"), bytes("x"))).await().atMost(AWAIT);
+        assertThat(store.add("m1", 2).await().atMost(AWAIT)).isEqualTo(7);
+        assertThat(pingsServed()).isEqualTo(pings + 2);
+        store.queuePush("q", bytes("first")).await().atMost(AWAIT);
+        assertThat(text(store.queuePop("q", AWAIT).await().atMost(AWAIT))).isEqualTo("first");
+        assertThat(pingsServed()).isEqualTo(pings + 3);
+    }
+
+    private long pingsServed() {
+        return server.stats().await().atMost(AWAIT).opsServed().getOrDefault("PING", 0L);
+    }
+
     @Test
     void aCancelledWaitIsWithdrawnAndItsConnectionServesTheNextWait() {
         Subscribed<byte[]> abandoned = subscribe(store.get("never", LONG));

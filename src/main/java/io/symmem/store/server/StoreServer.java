@@ -38,9 +38,12 @@ import org.jboss.logging.Logger;
  * round applies what was read, in phases: first every connection's requests without an answer that
  * may run (SET, APPEND, MULTI_SET, QUEUE_PUSH up to its next answered request), then one answered
  * request per connection, and again until nothing is left. A request that expects an answer therefore
- * sees every set that reached the server before it (from a client that waits for each answer before
- * its next request, as PyTorch's does), whichever socket it came on. Answers of one pass are written
- * once per connection.
+ * sees every set the server read before it or in the same turn (from a client that waits for each
+ * answer before its next request, as PyTorch's does), whichever socket it came on. What the server
+ * cannot order is what it has not read: the kernel does not promise to deliver two sockets' data in
+ * the order it was sent, so a reader on another connection needs an answer on the setter's
+ * connection first (SideConnectionStore sends a PING for that). Answers of one pass are written once
+ * per connection.
  *
  * <pre>{@code
  * StoreServer server = new StoreServer(vertx, StoreLimits.defaults());
@@ -157,7 +160,8 @@ public final class StoreServer implements AutoCloseable {
         });
     }
 
-    private void accept(NetSocket socket) {
+    /** A socket the NetServer accepted; tests hand in sockets of their own to deliver reads by hand. Confined to the server's context. */
+    void accept(NetSocket socket) {
         StoreServerConnection connection = new StoreServerConnection(socket, state, members, statistics, limits, scheduler,
                 context, nextTurn);
         connections.add(connection);
@@ -302,6 +306,23 @@ public final class StoreServer implements AutoCloseable {
         Promise<Thread> thread = Promise.promise();
         onContext(thread, () -> thread.complete(Thread.currentThread()));
         return fromFuture(thread.future());
+    }
+
+    /**
+     * Runs {@code action} as one task of the server's loop, as a read batch runs; for tests. The pass
+     * that applies what it decoded runs after it, as after the loop has read its sockets.
+     */
+    Uni<Void> onLoop(Runnable action) {
+        Promise<Void> done = Promise.promise();
+        onContext(done, () -> {
+            try {
+                action.run();
+                done.complete();
+            } catch (RuntimeException e) {
+                done.fail(e);
+            }
+        });
+        return fromFuture(done.future());
     }
 
     /** Key count, connections and operations served per type, read on the server's context. */

@@ -6,7 +6,7 @@ import io.vertx.core.VertxOptions;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The same ordering checks with Vert.x, and so the store's own loop, on Netty's epoll transport (what
+ * The same ordering check with Vert.x, and so the store's own loop, on Netty's epoll transport (what
  * the service runs on): edge-triggered epoll reports ready sockets differently from the JDK's selector.
  */
 class EpollStoreCrossConnectionOrderTest extends StoreCrossConnectionOrderTest {

@@ -6,44 +6,25 @@ import static io.symmem.store.StoreTestSupport.startServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.symmem.store.RawConnection;
-import io.symmem.store.StoreTestSupport;
 import io.symmem.store.VertxTest;
-import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A SET has no answer, so a client that sets on one connection and then checks on another relies on
- * the server applying requests in the order it reads them from its sockets (as PyTorch's
- * single-threaded libuv server does). Hand-made frames, no client library in between.
+ * A SET has no answer, so a client that sets on one connection and then reads on another needs proof
+ * that the server has read the set: an answer on the setter's connection. From then on every
+ * connection must see it. Without that proof the kernel may deliver the read first (on loopback a
+ * segment can wait in one CPU's backlog while a later one, sent from another CPU, goes through), so
+ * no test here expects order from sockets alone; {@link StoreReadBatchOrderTest} pins the server's
+ * order within one read batch. Hand-made frames, no client library in between.
  */
 @Timeout(60)
 class StoreCrossConnectionOrderTest extends VertxTest {
 
-    private static final int SET = 1, CHECK = 5, GET = 3, PING = 13;
+    private static final int SET = 1, GET = 3, PING = 13;
     private static final int ROUNDS = 2000;
-
-    @Test
-    void setOnOneConnectionIsSeenByTheNextCheckOnAnother() throws Exception {
-        StoreServer server = startServer(vertx);
-        try (RawConnection setter = new RawConnection(server.port()).validate();
-                RawConnection checker = new RawConnection(server.port()).validate()) {
-            List<Integer> misses = new ArrayList<>();
-            for (int i = 0; i < ROUNDS; i++) {
-                String key = "/order/" + i;
-                setter.send(string(string(frame(SET), key), "v"));
-                checker.send(string(frame(CHECK).putLong(1), key));
-                if (checker.readByte() != 0) {
-                    misses.add(i);
-                }
-            }
-            assertThat(misses).as("checks that did not see the set just written on another connection").isEmpty();
-        } finally {
-            server.close();
-        }
-    }
 
     /**
      * Eight writers: which of several ready sockets the kernel reports first is not promised, so a set
