@@ -145,6 +145,9 @@ final class StoreCheck {
         });
         add("append creates then appends", (a, b) -> {
             call(a.append(p + "app", utf("ab")));
+            // An append has no answer: a's ping proves the server read it before b's is sent (the
+            // kernel does not order two sockets' data).
+            call(a.ping());
             call(b.append(p + "app", utf("cd")));
             call(b.ping()); // b's append is applied before its ping's answer
             expectText("abcd", call(a.get(p + "app", CALL)));
@@ -188,6 +191,7 @@ final class StoreCheck {
             expectEq(0L, call(a.queueLength(p + "q")));
             call(a.queuePush(p + "q", utf("first")));
             call(a.queuePush(p + "q", utf("second")));
+            call(a.ping()); // the pushes have no answer; b reads the queue only once the server has them
             expectEq(2L, call(b.queueLength(p + "q")));
             expectText("first", call(b.queuePop(p + "q", CALL)));
             expectEq(1L, call(a.queueLength(p + "q")));

@@ -268,11 +268,39 @@ public final class LivenessAgent implements AutoCloseable {
         }
         // On the beats' own connection, so that no beat still in flight lands after it.
         events.set(LiveKeys.beat(rank), LiveKeys.LEFT.getBytes(StandardCharsets.US_ASCII)).await().atMost(timeout);
+        awaitLeftBeatApplied(timeout);
         publish(new LiveKeys.WorldRecord(rank, LiveKeys.Kind.LEFT, "left in order"), timeout);
         if (!(storeHostedByRank0 && rank == 0)) {
             probe.delete(LiveKeys.member(rank)).await().atMost(timeout);
         }
         stopMemberWatch();
+    }
+
+    /**
+     * A SET has no answer, and the events connection holds a WAIT, so no answer on it can show that the
+     * server has read the "left" beat; and the kernel may deliver later requests on other connections
+     * first. Rank 0 may take this run's keys away as soon as every rank has reported that it left, and
+     * a beat read after that would leave a stray key in a long-lived store. So the beat is read back on
+     * the probe connection (check first: nothing waits there) until it shows; past {@code timeout} the
+     * rank leaves anyway, with a warning.
+     */
+    private void awaitLeftBeatApplied(Duration timeout) {
+        String key = LiveKeys.beat(rank);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!(probe.check(List.of(key)).await().atMost(timeout)
+                && LiveKeys.LEFT.equals(new String(probe.get(key, timeout).await().atMost(timeout), StandardCharsets.US_ASCII)))) {
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warnf("rank %d: the store at %s did not show this rank's 'left' beat within %s; leaving anyway",
+                        rank, storeName, timeout);
+                return;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     @Override

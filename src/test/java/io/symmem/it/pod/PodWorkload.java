@@ -87,6 +87,9 @@ public final class PodWorkload {
     /** A key set through TCPStore's protocol is read over HTTP, and the other way round. */
     private void exchangeThroughBothDoors(BlockingStoreClient store) throws IOException, InterruptedException {
         store.set("workload/from-tcpstore", "hello over TCPStore".getBytes(StandardCharsets.UTF_8)).await().atMost(Duration.ofSeconds(10));
+        // A set has no answer, and the HTTP request goes over another socket that the kernel may deliver
+        // first: an answered PING on the store connection proves the server has the set.
+        store.ping().await().atMost(Duration.ofSeconds(10));
         HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(api + "/v1/store/keys/workload/from-tcpstore")).GET());
         HttpResponse<String> written = send(HttpRequest.newBuilder(URI.create(api + "/v1/store/keys/workload/from-http"))
                 .header("Content-Type", "application/octet-stream")

@@ -50,9 +50,16 @@ class PipelinedTcpStoreClientTest extends TcpStoreClientTest {
             raw.send(batch);
             awaitPendingWaits(server, 1);
             assertThat(raw.silentFor(200)).isTrue();
-            // A SET behind the pending WAIT is applied at once (it releases another connection's view, too).
+            // A SET behind the pending WAIT is applied at once: another connection's wait for it ends
+            // (were it held behind the WAIT, that wait would outlast the socket's 3 s read timeout). A
+            // plain GET would race the SET: the kernel does not order two sockets' data.
             raw.send(string(string(frame(SET), "/side"), "s"));
-            other.send(string(frame(GET), "/side"));
+            java.nio.ByteBuffer waitThenGet = frame(WAIT).putLong(1);
+            string(waitThenGet, "/side");
+            waitThenGet.put((byte) GET);
+            string(waitThenGet, "/side");
+            other.send(waitThenGet);
+            assertThat(other.readByte()).isEqualTo(0); // STOP_WAITING
             assertThat(text(other.readVector())).isEqualTo("s");
             other.send(string(string(frame(SET), "/gate"), "open"));
             assertThat(raw.readByte()).isEqualTo(0); // STOP_WAITING

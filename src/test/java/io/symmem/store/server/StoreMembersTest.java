@@ -48,6 +48,7 @@ class StoreMembersTest extends StoreServerTest {
         LocalStore local = server.localStore();
         TcpStoreClient member = connectPipelined(vertx, server.port());
         member.set(LiveKeys.member(1), "1".getBytes(StandardCharsets.US_ASCII)).await().atMost(AWAIT);
+        member.ping().await().atMost(AWAIT); // the set has no answer: the server has it once this is answered
         TcpStoreClient other = connectPipelined(vertx, server.port());
         try {
             // Deleted on another connection (as a leaving rank does, its own connection holds a WAIT).
