@@ -28,11 +28,12 @@ public final class SideConnectionStore implements Store {
 
     private final Store shared;
     private final SideConnections sides;
-    private final UnconfirmedWrites unconfirmed = new UnconfirmedWrites();
+    private final UnconfirmedWrites unconfirmed;
 
     public SideConnectionStore(Store shared, SideConnections sides) {
         this.shared = shared;
         this.sides = sides;
+        this.unconfirmed = new UnconfirmedWrites(shared::ping);
     }
 
     @Override
@@ -130,7 +131,7 @@ public final class SideConnectionStore implements Store {
      * step: the write it would wait for releases it whenever it arrives.
      */
     private <T> Uni<T> afterWritesTo(List<String> keys, Supplier<Uni<T>> request) {
-        return unconfirmed.confirm(keys, shared::ping, request);
+        return unconfirmed.confirm(keys, request);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -24,14 +25,27 @@ import java.util.function.Supplier;
  * and its answer proves every earlier frame of that connection was read and applied. Reads of keys
  * this process did not write pay nothing.
  *
+ * <p>A process that writes many keys and reads none of them back does not keep them all: past
+ * {@link #TRIM_AT} keys outstanding, one round trip goes out on its own and its answer confirms them.
+ *
  * <p>Thread-safe. Ordering holds for what one thread does (write, then read); two threads that do
  * not synchronise with each other have no order to keep.
  */
 final class UnconfirmedWrites {
 
+    /** Keys outstanding past which a round trip is sent to confirm them, with no read waiting for it. */
+    static final int TRIM_AT = 1024;
+
+    private final Supplier<Uni<Void>> roundTrip;
     private final AtomicLong written = new AtomicLong();
     /** Key to the sequence number of its latest write not yet confirmed. */
     private final Map<String, Long> pending = new ConcurrentHashMap<>();
+    private final AtomicBoolean trimming = new AtomicBoolean();
+
+    /** @param roundTrip a request with an answer (PING) on the connection that carries the writes */
+    UnconfirmedWrites(Supplier<Uni<Void>> roundTrip) {
+        this.roundTrip = roundTrip;
+    }
 
     /**
      * Records writes to {@code keys}. Call it after the write was handed to the connection, so a
@@ -47,11 +61,24 @@ final class UnconfirmedWrites {
                 pending.put(key, sequence);
             }
         }
+        trimIfLarge();
     }
 
     void wrote(String key) {
         if (key != null) {
             pending.put(key, written.incrementAndGet());
+            trimIfLarge();
+        }
+    }
+
+    private void trimIfLarge() {
+        if (pending.size() > TRIM_AT && trimming.compareAndSet(false, true)) {
+            long upTo = written.get();
+            // A failed round trip confirms nothing: the keys stay, and the next write tries again.
+            roundTrip.get().subscribe().with(confirmed -> {
+                forgetUpTo(upTo);
+                trimming.set(false);
+            }, lost -> trimming.set(false));
         }
     }
 
@@ -70,11 +97,11 @@ final class UnconfirmedWrites {
 
     /**
      * Runs {@code read} once every write to {@code keys} recorded so far has been confirmed by a round
-     * trip ({@code roundTrip}, on the writing connection); at once when none is outstanding. A failed
-     * round trip fails the read: the connection that carried the writes was lost, and whether the
-     * server applied them is unknown.
+     * trip on the writing connection; at once when none is outstanding. A failed round trip fails the
+     * read: the connection that carried the writes was lost, and whether the server applied them is
+     * unknown.
      */
-    <T> Uni<T> confirm(Collection<String> keys, Supplier<Uni<Void>> roundTrip, Supplier<Uni<T>> read) {
+    <T> Uni<T> confirm(Collection<String> keys, Supplier<Uni<T>> read) {
         if (!outstanding(keys)) {
             return read.get();
         }
