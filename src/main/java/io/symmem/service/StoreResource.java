@@ -73,12 +73,16 @@ public class StoreResource {
 
     @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_OCTET_STREAM, examples = @ExampleObject(name = "bytes", value = "hello")))
     @Operation(summary = "Sets a key to the body's bytes")
-    @APIResponse(responseCode = "204", description = "Set")
+    @APIResponse(responseCode = "204", description = "Set: the store has the value, a GET on any rank finds it")
     @PUT
     @Path("/keys/{key: .+}")
     @Consumes(MediaType.APPLICATION_OCTET_STREAM)
     public Uni<Response> set(@PathParam("key") String key, byte[] value) {
-        return store().set(key, value == null ? new byte[0] : value).map(ok -> Response.noContent().build());
+        Store store = store();
+        // A set has no answer of its own: a PING on the same connection proves the server applied it, so
+        // that a caller told 204 can read the key on any rank at once (docs/store.md, order across
+        // connections). One round trip, small beside an HTTP request's.
+        return store.set(key, value == null ? new byte[0] : value).chain(store::ping).map(ok -> Response.noContent().build());
     }
 
     /** 204 when the key was deleted, 404 when there was none. */

@@ -67,6 +67,24 @@ class HttpWaitsIT {
         world.awaitPendingWaits(baseline, count + " abandoned long polls on rank " + rank + " left waits in the store");
     }
 
+    /**
+     * A 204 to a PUT means the store has the value: rank 1 confirms its set with a PING on the same
+     * connection (a set has no answer, and the kernel may deliver another socket's request first), so a
+     * plain GET on rank 0 finds the key at once.
+     */
+    @Test
+    void aKeyPutOnRank1IsFoundAtOnceByAGetOnRank0() throws Exception {
+        int puts = 50;
+        long pings = world.opsServed("PING");
+        for (int i = 0; i < puts; i++) {
+            assertThat(put(1, "put-then-get/" + i, "v" + i).status()).isEqualTo(204);
+            RawHttp.Reply got = get(0, "put-then-get/" + i);
+            assertThat(got.status()).as("GET on rank 0 right after the PUT on rank 1, round %d", i).isEqualTo(200);
+            assertThat(got.body()).isEqualTo("v" + i);
+        }
+        assertThat(world.opsServed("PING")).as("PINGs served while rank 1 answered %d PUTs", puts).isGreaterThanOrEqualTo(pings + puts);
+    }
+
     @Test
     void abandonedLongPollsOnRank0LeaveNoWaitInTheStore() throws Exception {
         abandonLongPolls(0, 50);

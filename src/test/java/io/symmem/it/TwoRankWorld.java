@@ -107,11 +107,20 @@ final class TwoRankWorld implements AutoCloseable {
 
     /** The WAITs the store server holds unanswered now (rank 0 hosts it), from /v1/store/stats. */
     int pendingWaits() throws IOException {
+        return storeStats().get("pendingWaits").asInt();
+    }
+
+    /** Requests of one type the store server has served (e.g. "PING"), from /v1/store/stats. */
+    long opsServed(String type) throws IOException {
+        return storeStats().path("opsServed").path(type).asLong(0);
+    }
+
+    private JsonNode storeStats() throws IOException {
         RawHttp.Reply stats = RawHttp.exchange(port(0), "GET", "/v1/store/stats", Map.of(), null);
         if (stats.status() != 200) {
             throw new AssertionError("GET /v1/store/stats answered " + stats.status() + ": " + stats.body());
         }
-        return json(stats.body()).get("pendingWaits").asInt();
+        return json(stats.body());
     }
 
     /** Polls {@link #pendingWaits()} until it is {@code count}; fails after a generous deadline. */
