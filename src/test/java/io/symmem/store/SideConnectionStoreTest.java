@@ -17,6 +17,9 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -84,6 +87,36 @@ class SideConnectionStoreTest extends StoreServerTest {
         for (int i = 0; i < 300; i++) {
             store.set("counter", bytes(Integer.toString(i))).await().atMost(AWAIT);
             assertThat(text(store.get("counter", AWAIT).await().atMost(AWAIT))).isEqualTo(Integer.toString(i));
+        }
+    }
+
+    /** Four threads at once, each setting its own key and reading it back: each sees its latest value. */
+    @Test
+    void threadsThatSetAndReadBackAtOnceEachSeeTheirOwnLatestValue() throws Exception {
+        int threads = 4, rounds = 150;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<List<String>>> stale = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String key = "own/" + t;
+                stale.add(pool.submit(() -> {
+                    List<String> seen = new ArrayList<>();
+                    for (int i = 0; i < rounds; i++) {
+                        store.set(key, bytes(Integer.toString(i))).await().atMost(AWAIT);
+                        String got = i % 2 == 0 ? text(store.get(key, AWAIT).await().atMost(AWAIT))
+                                : text(store.multiGet(List.of(key), AWAIT).await().atMost(AWAIT).get(0));
+                        if (!got.equals(Integer.toString(i))) {
+                            seen.add(key + " round " + i + " read " + got);
+                        }
+                    }
+                    return seen;
+                }));
+            }
+            for (Future<List<String>> thread : stale) {
+                assertThat(thread.get(60, TimeUnit.SECONDS)).as("reads that missed their thread's own set").isEmpty();
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 
