@@ -26,7 +26,7 @@ MIN_BYTES=${MIN_BYTES:-1048576}
 MAX_BYTES=${MAX_BYTES:-268435456}
 CE_RUNS=${CE_RUNS:-2}
 SETTINGS=${SETTINGS:--}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')  # grep -c prints 0 itself when there is none
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
   nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
@@ -55,7 +55,7 @@ else
     fi
     for i in $(seq 1 "$CE_RUNS"); do
       echo "### $setting run $i" >> "$OUT/ce.txt"
-      qstep "test_cuda_ce, $setting (run $i)" 120 ce.txt env ${envs[@]} "$B/test_cuda_ce"
+      qstep "test_cuda_ce, $setting (run $i)" 120 ce.txt env ${envs[@]} "$B/tests/test_cuda_ce"
     done
   done
 fi
