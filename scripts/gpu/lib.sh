@@ -16,6 +16,18 @@ symmem_runtime() {
 # wait_port PORT: until something listens on 127.0.0.1:PORT, for at most 20 s.
 wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
+# native_build_cmd DIR [TARGET...]: the shell command that configures src/native-cuda into DIR
+# (Release, SYMMEM_CUDA=ON; with Ninja where there is one and DIR is not configured yet: it compiles
+# the tests beside libsymmem, make only after libsymmem is linked) and builds TARGETs, or everything,
+# with -j16. A string for bash -c, so that callers can put timeout, nice or a step around it.
+native_build_cmd() {
+  local dir=$1; shift
+  local gen="" targets=""
+  if [[ ! -f $dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then gen="-G Ninja "; fi
+  (( $# > 0 )) && targets=" --target $*"
+  echo "cmake ${gen}-S src/native-cuda -B '$dir' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$dir' -j16$targets"
+}
+
 # The steps table every run-*.sh prints last. note NAME RESULT adds a row (names padded to
 # STEP_WIDTH, default 62); step NAME TIMEOUT LOG cmd... runs cmd with a deadline, appends its output
 # to $OUT/LOG and records PASS or FAIL with the exit status. Needs OUT, and T0 (the script's start).

@@ -54,10 +54,7 @@ for s in ${KSIZES//,/ }; do
 done
 
 # 1. the native build, in the background (CPU only; nice, so that the Java ranks keep their cores).
-GEN=()
-if [[ ! -f $B/CMakeCache.txt ]] && command -v ninja >/dev/null; then GEN=(-G Ninja); fi
-( timeout -k 5 240 nice -n 10 bash -c "cmake ${GEN[*]} -S src/native-cuda -B '$B' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON &&
-    cmake --build '$B' -j16 --target symmem_bench symmem_nccl_bench" ) > "$OUT/native.log" 2>&1 &
+( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench)" ) > "$OUT/native.log" 2>&1 &
 BUILD_PID=$!
 
 HAVE_APP=0

@@ -38,13 +38,9 @@ cat "$OUT/machine.txt"
 if (( NGPU < 2 )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
 
 # The build is most of the budget: cuda_kernels.cu alone is ~38 s of nvcc (cicc 16 s, ptxas 15 s,
-# host 6 s, measured on a 2-core box), configure ~8 s. Ninja, where there is one, compiles the tests
-# beside it (make would start them only after libsymmem is linked).
-GEN=()
-if [[ ! -f $B/CMakeCache.txt ]] && command -v ninja >/dev/null; then GEN=(-G Ninja); fi
+# host 6 s, measured on a 2-core box), configure ~8 s (native_build_cmd: Ninja where there is one).
 qstep "build (3 tests + libsymmem, -j16)" 75 build.log bash -c \
-  "cmake ${GEN[*]} -S src/native-cuda -B '$B' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON &&
-   cmake --build '$B' -j16 --target test_cuda_graphs test_cuda_collectives test_cuda_threads"
+  "$(native_build_cmd "$B" test_cuda_graphs test_cuda_collectives test_cuda_threads)"
 BUILT=$?
 if [[ $BUILT != 0 ]]; then
   grep -E "error|Error" "$OUT/build.log" 2>/dev/null | head -20

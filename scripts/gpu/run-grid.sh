@@ -33,10 +33,7 @@ NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')  # grep -c prints 0 itself wh
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
-GEN=()
-if [[ ! -f $B/CMakeCache.txt ]] && command -v ninja >/dev/null; then GEN=(-G Ninja); fi
-qstep "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c \
-  "cmake ${GEN[*]} -S src/native-cuda -B '$B' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$B' -j16"
+qstep "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c "$(native_build_cmd "$B")"
 if [[ $? != 0 ]]; then
   grep -E "error" "$OUT/native.log" | head -20
 elif (( NGPU < 2 )); then

@@ -37,10 +37,7 @@ PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nc
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
-GEN=()
-if [[ ! -f $B/CMakeCache.txt ]] && command -v ninja >/dev/null; then GEN=(-G Ninja); fi
-step "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c \
-  "cmake ${GEN[*]} -S src/native-cuda -B '$B' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$B' -j16"
+step "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c "$(native_build_cmd "$B")"
 BUILT=$?
 if [[ $BUILT != 0 ]]; then
   grep -E "error" "$OUT/native.log" | head -20
