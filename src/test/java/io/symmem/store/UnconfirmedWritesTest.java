@@ -32,6 +32,13 @@ class UnconfirmedWritesTest {
         };
     }
 
+    /** The next round trips stay in flight until the returned future is completed. */
+    private CompletableFuture<Void> roundTripAnsweredLater() {
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        answer = () -> Uni.createFrom().completionStage(answered);
+        return answered;
+    }
+
     @Test
     void aReadOfAKeyNeverWrittenHereGoesAtOnce() {
         writes.wrote("mine");
@@ -52,8 +59,7 @@ class UnconfirmedWritesTest {
 
     @Test
     void theReadStartsOnlyOnceTheRoundTripIsAnswered() {
-        CompletableFuture<Void> answered = new CompletableFuture<>();
-        answer = () -> Uni.createFrom().completionStage(answered);
+        CompletableFuture<Void> answered = roundTripAnsweredLater();
         writes.wrote("k");
         Uni<String> result = writes.confirm(List.of("k"), read("v"));
         assertThat(reads).hasValue(0);
@@ -64,8 +70,7 @@ class UnconfirmedWritesTest {
 
     @Test
     void aWriteMadeWhileTheRoundTripIsInFlightStaysOutstanding() {
-        CompletableFuture<Void> answered = new CompletableFuture<>();
-        answer = () -> Uni.createFrom().completionStage(answered);
+        CompletableFuture<Void> answered = roundTripAnsweredLater();
         writes.wrote("k");
         Uni<String> first = writes.confirm(List.of("k"), read("v"));
         writes.wrote("k"); // sent after that PING: its answer proves nothing about this write
