@@ -6,6 +6,10 @@
 // the two-shot, which uses the buffer as scratch, comes after both one-shots have read the input.
 // Two buffers, each on its own stream, enqueued in opposite orders on the two ranks: independent, so
 // both complete (on one shared stream each rank's first kernel would wait for the other's).
+// The same with two large buffers, whose collectives launch full grids (132 blocks of 512 threads
+// on H100): each rank's first kernel waits for its peer, which the peer launched second, so both
+// grids must be on each GPU at once. Kernels that took every SM's registers for one block stalled
+// here until the deadline; world-2 kernels fit two blocks per SM.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,20 +18,62 @@
 
 static const int kWorld = 2;
 static const uint64_t kN = 65541;  // floats: odd, not a multiple of any vector width
+static const uint64_t kLargeN = uint64_t{4} << 20;  // floats (16 MiB): full grids, above the push scratch
 
 static float in(int rank, int buffer, uint64_t i, int round) {
   return float((i * 13 + rank * 101 + buffer * 37 + round * 5) % 251) / 16.0f - 8.0f;
 }
 
-static void expect_sum(symmem_backend* be, void* out, int buffer, int round, const char* what) {
-  std::vector<float> got(kN);
-  CHECK_OK(symmem_local_copy_out(be, out, 0, got.data(), kN * 4));
-  for (uint64_t i = 0; i < kN; ++i) {
+static void expect_sum(symmem_backend* be, void* out, int buffer, int round, const char* what,
+                       uint64_t n = kN) {
+  std::vector<float> got(n);
+  CHECK_OK(symmem_local_copy_out(be, out, 0, got.data(), n * 4));
+  for (uint64_t i = 0; i < n; ++i) {
     double ref = 0;
     for (int r = 0; r < kWorld; ++r) ref += in(r, buffer, i, round);
     if (std::fabs(got[i] - ref) > 1e-4)
       TEST_FAIL("%s, round %d [%llu]: %g, expected %g", what, round, (unsigned long long)i, got[i], ref);
   }
+}
+
+// Two 16 MiB buffers on their own streams, enqueued in opposite orders on the ranks, one-shot,
+// two-shot and two-shot in place in turn; a deadline of 10 s, so that a stall fails fast.
+static void large_in_opposite_orders(int rank, int gpus, symmem_backend* be, void* const* s) {
+  symmem_backend* lb[2] = {nullptr, nullptr};
+  symmem_buffer* b[2] = {make_cuda_buffer("cudastreamsL0", rank, kWorld, rank % gpus, kLargeN * 4, &lb[0]),
+                         make_cuda_buffer("cudastreamsL1", rank, kWorld, rank % gpus, kLargeN * 4, &lb[1])};
+  void* out[2];
+  for (auto& o : out) CHECK_OK(symmem_local_alloc(be, kLargeN * 4, &o));
+  std::vector<float> x(kLargeN);
+  for (int round = 0; round < 6; ++round) {
+    // One-shot, two-shot, two-shot in place (one-shot in place stops at about 4 MiB).
+    const symmem_algo algo = round % 3 == 0 ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
+    const bool in_place = round % 3 == 2;
+    for (int k = 0; k < 2; ++k) {
+      for (uint64_t i = 0; i < kLargeN; ++i) x[i] = in(rank, k, i, round);
+      CHECK_OK(symmem_buffer_copy_in(b[k], SYMMEM_RANK_SELF, 0, x.data(), kLargeN * 4));
+    }
+    for (int j = 0; j < 2; ++j) {
+      const int k = rank == 0 ? j : 1 - j;  // opposite orders on the two ranks
+      CHECK_OK(symmem_all_reduce(b[k], algo, SYMMEM_FLOAT32, SYMMEM_SUM, kLargeN,
+                                 in_place ? nullptr : out[k], s[k], 10000));
+    }
+    for (int k = 0; k < 2; ++k) {
+      CHECK_OK(symmem_stream_synchronize(b[k], s[k]));
+      char what[96];
+      std::snprintf(what, sizeof what, "16 MiB buffer %d, %s%s, opposite orders", k,
+                    algo == SYMMEM_ALGO_ONE_SHOT ? "one-shot" : "two-shot", in_place ? " in place" : "");
+      if (in_place) {
+        CHECK_OK(symmem_buffer_copy_out(b[k], SYMMEM_RANK_SELF, 0, x.data(), kLargeN * 4));
+        CHECK_OK(symmem_local_copy_in(be, out[k], 0, x.data(), kLargeN * 4));
+      }
+      expect_sum(be, out[k], k, round, what, kLargeN);
+    }
+    for (auto* buf : b) CHECK_OK(symmem_barrier(buf, 0, 20000));
+  }
+  for (auto& o : out) CHECK_OK(symmem_local_free(be, o));
+  for (auto* buf : b) CHECK_OK(symmem_buffer_free(buf));
+  for (auto* x2 : lb) CHECK_OK(symmem_backend_close(x2));
 }
 
 static int rank_main(int rank, int gpus) {
@@ -74,10 +120,11 @@ static int rank_main(int rank, int gpus) {
 
   for (auto* buf : b) CHECK_OK(symmem_barrier(buf, 0, 20000));
   for (auto& o : out) CHECK_OK(symmem_local_free(be, o));
-  for (auto& x2 : s) CHECK_OK(symmem_stream_destroy(be, x2));
   for (auto* buf : b) CHECK_OK(symmem_buffer_free(buf));
-  CHECK_OK(symmem_backend_close(be));
   CHECK_OK(symmem_backend_close(be2));
+  large_in_opposite_orders(rank, gpus, be, s);
+  for (auto& x2 : s) CHECK_OK(symmem_stream_destroy(be, x2));
+  CHECK_OK(symmem_backend_close(be));
   return 0;
 }
 
@@ -92,6 +139,7 @@ int main() {
   }
   RUN_RANKS(kWorld, [gpus](int rank) { return rank_main(rank, gpus); });
   std::printf("test_cuda_streams: one buffer on two streams (one-shot, one-shot, two-shot back to back) "
-              "and two buffers in opposite orders on their own streams, 40 rounds each, exact: OK\n");
+              "and two buffers in opposite orders on their own streams, 40 rounds each, and two 16 MiB "
+              "buffers in opposite orders, 6 rounds, exact: OK\n");
   return 0;
 }

@@ -274,22 +274,34 @@ __device__ __forceinline__ float combine(float acc, float x) {
   else return acc + x;
 }
 
+// W, a template parameter of the reducing kernels: how many ranks their per-thread arrays hold.
+// Kernels for world 2 (W = 2) keep two packs per item where the generic ones (W = kMaxCollWorld)
+// keep eight: about 60 registers per thread instead of 100 to 128, so that two 512-thread blocks
+// fit on an SM (kBlocksPerSm). A full grid then holds half of every SM, and a second collective
+// launched meanwhile by another thread or stream still finds room on every SM; with one block per
+// SM, two collectives each waiting for its peer could fill both GPUs and stall until the deadline.
+constexpr int kBlocksPerSm2 = 2;
+template <int W>
+constexpr int blocks_per_sm() { return W == 2 ? kBlocksPerSm2 : 1; }
+template <int W>
+__device__ __forceinline__ int world_of(const CollArgs& a) { return W == 2 ? 2 : a.world; }
+
 // Reduces N elements at element offset `off` of every source (src[r]: rank r's values), in rank
 // order (every rank gets the same bits). All loads are issued before the first add.
-template <class T, int N>
+template <class T, int N, int W>
 __device__ __forceinline__ void load_all(char* const* src, int world, uint64_t off,
-                                         Pack<T, N> (&in)[kMaxCollWorld]) {
+                                         Pack<T, N> (&in)[W]) {
 #pragma unroll
-  for (int r = 0; r < kMaxCollWorld; ++r)
+  for (int r = 0; r < W; ++r)
     if (r < world) in[r] = load_cg<T, N>(reinterpret_cast<const T*>(src[r]) + off);
 }
-template <class T, int N, int OP>
-__device__ __forceinline__ Pack<T, N> reduce_packs(const Pack<T, N> (&in)[kMaxCollWorld], int world) {
+template <class T, int N, int OP, int W>
+__device__ __forceinline__ Pack<T, N> reduce_packs(const Pack<T, N> (&in)[W], int world) {
   float acc[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) acc[i] = to_f(in[0].v[i]);
 #pragma unroll
-  for (int r = 1; r < kMaxCollWorld; ++r)
+  for (int r = 1; r < W; ++r)
     if (r < world) {
 #pragma unroll
       for (int i = 0; i < N; ++i) acc[i] = combine<OP>(acc[i], to_f(in[r].v[i]));
@@ -303,15 +315,15 @@ __device__ __forceinline__ Pack<T, N> reduce_packs(const Pack<T, N> (&in)[kMaxCo
   }
   return out;
 }
-template <class T, int N, int OP>
+template <class T, int N, int OP, int W>
 __device__ __forceinline__ Pack<T, N> reduce_src(char* const* src, int world, uint64_t off) {
-  Pack<T, N> in[kMaxCollWorld];
-  load_all<T, N>(src, world, off, in);
-  return reduce_packs<T, N, OP>(in, world);
+  Pack<T, N> in[W];
+  load_all<T, N, W>(src, world, off, in);
+  return reduce_packs<T, N, OP, W>(in, world);
 }
-template <class T, int N, int OP>
+template <class T, int N, int OP, int W>
 __device__ __forceinline__ Pack<T, N> reduce_at(const CollArgs& a, uint64_t off) {
-  return reduce_src<T, N, OP>(a.data, a.world, off);
+  return reduce_src<T, N, OP, W>(a.data, world_of<W>(a), off);
 }
 
 
@@ -324,8 +336,9 @@ __device__ __forceinline__ uint64_t gsize() { return uint64_t(gridDim.x) * block
 // second barrier, then overwrites its own input.
 constexpr int KREG = 4;
 
-template <class T, int N, int OP, bool IN_PLACE>
-__global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t count, T* out) {
+template <class T, int N, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_kernel(CollArgs a, uint64_t count,
+                                                                           T* out) {
   const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
@@ -333,9 +346,9 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
   if constexpr (!IN_PLACE) {
     for (uint64_t i = gtid(); i < items; i += gsize()) {
       if (i < nfull) {
-        store<T, N>(out + i * N, reduce_at<T, N, OP>(a, i * N));
+        store<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, i * N));
       } else {
-        for (uint64_t j = i * N; j < count; ++j) out[j] = reduce_at<T, 1, OP>(a, j).v[0];
+        for (uint64_t j = i * N; j < count; ++j) out[j] = reduce_at<T, 1, OP, W>(a, j).v[0];
       }
     }
     if (!coll_barrier(a, e + 2, 2, 2)) return;
@@ -344,11 +357,11 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
 #pragma unroll
     for (int k = 0; k < KREG; ++k) {
       const uint64_t i = gtid() + k * gsize();
-      if (i < nfull) res[k] = reduce_at<T, N, OP>(a, i * N);
+      if (i < nfull) res[k] = reduce_at<T, N, OP, W>(a, i * N);
       else if (i < items) {
 #pragma unroll
         for (int q = 0; q < N; ++q)  // constant indices: res stays in registers
-          if (i * N + q < count) res[k].v[q] = reduce_at<T, 1, OP>(a, i * N + q).v[0];
+          if (i * N + q < count) res[k].v[q] = reduce_at<T, 1, OP, W>(a, i * N + q).v[0];
       }
     }
     if (!coll_barrier(a, e + 2, 2, 2)) return;
@@ -380,22 +393,24 @@ __global__ void __launch_bounds__(512) one_shot_kernel(CollArgs a, uint64_t coun
 // unroll2 (SYMMEM_CUDA_UNROLL=2): a thread with more than one item (inputs above one item per
 // thread of the grid, about 1 MiB) loads two before storing either, in both passes; inputs of at
 // most one item per thread never enter that loop.
-template <class T, int N, int OP, bool IN_PLACE>
-__global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t count, T* out,
-                                                            int unroll2) {
+template <class T, int N, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_push_kernel(CollArgs a,
+                                                                                uint64_t count,
+                                                                                T* out, int unroll2) {
   const uint32_t e = enter_epoch(a);
+  const int world = world_of<W>(a);
   const uint64_t slot = e & 1u;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
   const uint64_t step = gsize();
   T* own = reinterpret_cast<T*>(a.data[a.rank]);
   // Where this rank's input goes in rank r's scratch.
   auto dst_of = [&](int r) {
-    return reinterpret_cast<T*>(a.data[r] + a.scratch_delta + (slot * a.world + a.rank) * a.scratch_cap);
+    return reinterpret_cast<T*>(a.data[r] + a.scratch_delta + (slot * world + a.rank) * a.scratch_cap);
   };
   auto push = [&](uint64_t i, const Pack<T, N>& v) {
 #pragma unroll
-    for (int r = 0; r < kMaxCollWorld; ++r)
-      if (r < a.world && r != a.rank) store<T, N>(dst_of(r) + i * N, v);
+    for (int r = 0; r < W; ++r)
+      if (r < world && r != a.rank) store<T, N>(dst_of(r) + i * N, v);
   };
   uint64_t i = gtid();
   if (unroll2)
@@ -411,35 +426,35 @@ __global__ void __launch_bounds__(512) one_shot_push_kernel(CollArgs a, uint64_t
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
         const T v = own[j];
-        for (int r = 0; r < a.world; ++r)
+        for (int r = 0; r < world; ++r)
           if (r != a.rank) dst_of(r)[j] = v;
       }
     }
   }
   // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
   if (!coll_barrier(a, e + 1, 1, 2)) return;
-  char* src[kMaxCollWorld];
+  char* src[W];
 #pragma unroll
-  for (int r = 0; r < kMaxCollWorld; ++r)
+  for (int r = 0; r < W; ++r)
     src[r] = r == a.rank ? a.data[r]
-                         : a.data[a.rank] + a.scratch_delta + (slot * a.world + r) * a.scratch_cap;
+                         : a.data[a.rank] + a.scratch_delta + (slot * world + r) * a.scratch_cap;
   T* dst = IN_PLACE ? own : out;
   // The same items per thread as the push above: in place, a thread overwrites only input that it
   // has itself pushed already.
   i = gtid();
   if (unroll2)
     for (; i + step < nfull; i += 2 * step) {
-      Pack<T, N> in0[kMaxCollWorld], in1[kMaxCollWorld];
-      load_all<T, N>(src, a.world, i * N, in0);
-      load_all<T, N>(src, a.world, (i + step) * N, in1);
-      store<T, N>(dst + i * N, reduce_packs<T, N, OP>(in0, a.world));
-      store<T, N>(dst + (i + step) * N, reduce_packs<T, N, OP>(in1, a.world));
+      Pack<T, N> in0[W], in1[W];
+      load_all<T, N, W>(src, world, i * N, in0);
+      load_all<T, N, W>(src, world, (i + step) * N, in1);
+      store<T, N>(dst + i * N, reduce_packs<T, N, OP, W>(in0, world));
+      store<T, N>(dst + (i + step) * N, reduce_packs<T, N, OP, W>(in1, world));
     }
   for (; i < items; i += step) {
     if (i < nfull) {
-      store<T, N>(dst + i * N, reduce_src<T, N, OP>(src, a.world, i * N));
+      store<T, N>(dst + i * N, reduce_src<T, N, OP, W>(src, world, i * N));
     } else {
-      for (uint64_t j = i * N; j < count; ++j) dst[j] = reduce_src<T, 1, OP>(src, a.world, j).v[0];
+      for (uint64_t j = i * N; j < count; ++j) dst[j] = reduce_src<T, 1, OP, W>(src, world, j).v[0];
     }
   }
 }
@@ -528,7 +543,7 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
       for (int k = 0; k < kLlWords; ++k) w[k] = static_cast<uint32_t>(line[k]);
       memcpy(&in[r], w, sizeof w);
     }
-    const Pack<T, N> res = reduce_packs<T, N, OP>(in, a.world);
+    const Pack<T, N> res = reduce_packs<T, N, OP, kMaxCollWorld>(in, a.world);
     if (i < nfull) {
       store<T, N>(dst + i * N, res);
     } else {
@@ -544,13 +559,13 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
 // In place: the reduced slice is pushed into every rank's buffer; barrier; done (2 barriers).
 // Out of place: the reduced slice goes to out and to the own buffer; barrier; every rank gathers
 // the other slices from their owners into out; barrier (peers done reading) (3 barriers).
-template <class T, int N, bool IN_PLACE>
+template <class T, int N, bool IN_PLACE, int W>
 __device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t i,
                                              const Pack<T, N>& v) {
   if constexpr (IN_PLACE) {
 #pragma unroll
-    for (int r = 0; r < kMaxCollWorld; ++r)
-      if (r < a.world) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
+    for (int r = 0; r < W; ++r)
+      if (r < world_of<W>(a)) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
   } else {
     store<T, N>(out + i * N, v);
     store<T, N>(reinterpret_cast<T*>(a.data[a.rank]) + i * N, v);
@@ -559,35 +574,36 @@ __device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t
 
 // unroll2: each thread takes items i and i + gsize() per pass, all 2 x world loads in flight
 // before the first add.
-template <class T, int N, int OP, bool IN_PLACE>
-__global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t count, T* out,
-                                                       int unroll2) {
+template <class T, int N, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollArgs a, uint64_t count,
+                                                                           T* out, int unroll2) {
   const uint32_t e = enter_epoch(a);
+  const int world = world_of<W>(a);
   constexpr int kBarriers = IN_PLACE ? 2 : 3;
   if (!coll_barrier(a, e + 1, 1, kBarriers)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
-  const uint64_t per = (items + a.world - 1) / a.world;
+  const uint64_t per = (items + world - 1) / world;
   const uint64_t lo = per * a.rank, hi = min(items, lo + per);
   const uint64_t step = gsize();
   uint64_t i = lo + gtid();
   if (unroll2) {
     const uint64_t full_hi = min(hi, nfull);
     for (; i + step < full_hi; i += 2 * step) {
-      Pack<T, N> in0[kMaxCollWorld], in1[kMaxCollWorld];
-      load_all<T, N>(a.data, a.world, i * N, in0);
-      load_all<T, N>(a.data, a.world, (i + step) * N, in1);
-      two_shot_put<T, N, IN_PLACE>(a, out, i, reduce_packs<T, N, OP>(in0, a.world));
-      two_shot_put<T, N, IN_PLACE>(a, out, i + step, reduce_packs<T, N, OP>(in1, a.world));
+      Pack<T, N> in0[W], in1[W];
+      load_all<T, N, W>(a.data, world, i * N, in0);
+      load_all<T, N, W>(a.data, world, (i + step) * N, in1);
+      two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_packs<T, N, OP, W>(in0, world));
+      two_shot_put<T, N, IN_PLACE, W>(a, out, i + step, reduce_packs<T, N, OP, W>(in1, world));
     }
   }
   for (; i < hi; i += step) {
     if (i < nfull) {
-      two_shot_put<T, N, IN_PLACE>(a, out, i, reduce_at<T, N, OP>(a, i * N));
+      two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_at<T, N, OP, W>(a, i * N));
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
-        const T v = reduce_at<T, 1, OP>(a, j).v[0];
+        const T v = reduce_at<T, 1, OP, W>(a, j).v[0];
         if constexpr (IN_PLACE) {
-          for (int r = 0; r < a.world; ++r) reinterpret_cast<T*>(a.data[r])[j] = v;
+          for (int r = 0; r < world; ++r) reinterpret_cast<T*>(a.data[r])[j] = v;
         } else {
           out[j] = v;
           reinterpret_cast<T*>(a.data[a.rank])[j] = v;
@@ -599,8 +615,8 @@ __global__ void __launch_bounds__(512) two_shot_kernel(CollArgs a, uint64_t coun
   if constexpr (!IN_PLACE) {
     // Gather every other slice from its owner; visit owners starting after the own rank so the
     // ranks spread their reads over the links.
-    for (int k = 1; k < a.world; ++k) {
-      const int p = (a.rank + k) % a.world;
+    for (int k = 1; k < world; ++k) {
+      const int p = (a.rank + k) % world;
       const uint64_t plo = per * p, phi = min(items, plo + per);
       const T* src = reinterpret_cast<const T*>(a.data[p]);
       uint64_t i = plo + gtid();
@@ -669,12 +685,12 @@ __global__ void __launch_bounds__(512) ce_reduce_kernel(CeArgs a, T* dst, const 
   const uint32_t base = __ldcg(a.epoch);
   const uint64_t nfull = count / N;
   for (uint64_t i = gtid(); i < nfull; i += gsize()) {
-    const Pack<T, N> in[kMaxCollWorld] = {load_cg<T, N>(dst + i * N), load_cg<T, N>(src + i * N)};
-    store<T, N>(dst + i * N, reduce_packs<T, N, OP>(in, 2));
+    const Pack<T, N> in[2] = {load_cg<T, N>(dst + i * N), load_cg<T, N>(src + i * N)};
+    store<T, N>(dst + i * N, reduce_packs<T, N, OP, 2>(in, 2));
   }
   for (uint64_t j = nfull * N + gtid(); j < count; j += gsize()) {
-    const Pack<T, 1> in[kMaxCollWorld] = {load_cg<T, 1>(dst + j), load_cg<T, 1>(src + j)};
-    dst[j] = reduce_packs<T, 1, OP>(in, 2).v[0];
+    const Pack<T, 1> in[2] = {load_cg<T, 1>(dst + j), load_cg<T, 1>(src + j)};
+    dst[j] = reduce_packs<T, 1, OP, 2>(in, 2).v[0];
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -726,14 +742,15 @@ __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t co
 // ---- reduce-scatter -----------------------------------------------------------------------------
 // Rank r reduces block r ([r*count, (r+1)*count)) over every rank into out (or in place into its
 // own block r, which no peer reads).
-template <class T, int N, int OP>
-__global__ void __launch_bounds__(512) reduce_scatter_kernel(CollArgs a, uint64_t count, T* out) {
+template <class T, int N, int OP, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>()) reduce_scatter_kernel(CollArgs a,
+                                                                                 uint64_t count, T* out) {
   const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // count % N == 0 (launcher)
   const uint64_t base = a.rank * count;
   for (uint64_t i = gtid(); i < items; i += gsize())
-    store<T, N>(out + i * N, reduce_at<T, N, OP>(a, base + i * N));
+    store<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, base + i * N));
   if (!coll_barrier(a, e + 2, 2, 2)) return;
 }
 
@@ -880,7 +897,7 @@ Grid grid_for(uint64_t items, int max_blocks, bool spread = false) {
   return {static_cast<int>(blocks), static_cast<int>(threads)};
 }
 
-template <class T, int N, int OP>
+template <class T, int N, int OP, int W>
 cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cudaStream_t s) {
   const uint64_t items = (count + N - 1) / N;
   const Tuning& tu = tuning();
@@ -900,22 +917,22 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     }
     if (bytes <= a.scratch_cap && bytes <= tu.push_max_bytes) {
       if (out == nullptr)
-        return launch<one_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
+        return launch<one_shot_push_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
                       static_cast<T*>(nullptr), unroll2);
-      return launch<one_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out,
+      return launch<one_shot_push_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out,
                     unroll2);
     }
     if (out == nullptr)
-      return launch<one_shot_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
+      return launch<one_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
                     static_cast<T*>(nullptr));
-    return launch<one_shot_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
+    return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out);
   }
   Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
   const int unroll2 = tu.unroll >= 2 ? 1 : 0;
   if (out == nullptr)
-    return launch<two_shot_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
+    return launch<two_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
                   static_cast<T*>(nullptr), unroll2);
-  return launch<two_shot_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out, unroll2);
+  return launch<two_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out, unroll2);
 }
 
 template <class F>
@@ -931,8 +948,12 @@ cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, v
   // The vector path needs out 16-byte aligned (the symmetric data always are).
   const bool vec = o == nullptr || reinterpret_cast<uintptr_t>(o) % 16 == 0;
   return with_op(op, [&](auto r) {
-    return vec ? all_reduce_t<T, N, decltype(r)::value>(a, algo, count, o, s)
-               : all_reduce_t<T, 1, decltype(r)::value>(a, algo, count, o, s);
+    constexpr int OP = decltype(r)::value;
+    if (a.world == 2)
+      return vec ? all_reduce_t<T, N, OP, 2>(a, algo, count, o, s)
+                 : all_reduce_t<T, 1, OP, 2>(a, algo, count, o, s);
+    return vec ? all_reduce_t<T, N, OP, kMaxCollWorld>(a, algo, count, o, s)
+               : all_reduce_t<T, 1, OP, kMaxCollWorld>(a, algo, count, o, s);
   });
 }
 
@@ -956,7 +977,9 @@ cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStre
 template <class T, int N, int OP>
 cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
-  return launch<reduce_scatter_kernel<T, N, OP>>(g.blocks, g.threads, s, a, count, out);
+  if (a.world == 2)
+    return launch<reduce_scatter_kernel<T, N, OP, 2>>(g.blocks, g.threads, s, a, count, out);
+  return launch<reduce_scatter_kernel<T, N, OP, kMaxCollWorld>>(g.blocks, g.threads, s, a, count, out);
 }
 
 template <class T>
@@ -990,19 +1013,25 @@ struct Loader {
   }
 };
 
+template <class T, int N, int OP, int W>
+void load_world_reductions(Loader& load) {
+  load(one_shot_kernel<T, N, OP, true, W>);
+  load(one_shot_kernel<T, N, OP, false, W>);
+  load(one_shot_push_kernel<T, N, OP, true, W>);
+  load(one_shot_push_kernel<T, N, OP, false, W>);
+  load(two_shot_kernel<T, N, OP, true, W>);
+  load(two_shot_kernel<T, N, OP, false, W>);
+  load(reduce_scatter_kernel<T, N, OP, W>);
+}
+
 template <class T, int N, int OP>
 void load_reductions(Loader& load) {
-  load(one_shot_kernel<T, N, OP, true>);
-  load(one_shot_kernel<T, N, OP, false>);
-  load(one_shot_push_kernel<T, N, OP, true>);
-  load(one_shot_push_kernel<T, N, OP, false>);
+  load_world_reductions<T, N, OP, 2>(load);
+  load_world_reductions<T, N, OP, kMaxCollWorld>(load);
   if constexpr (sizeof(Pack<T, N>) == kLlWords * 4) {
     load(one_shot_ll_kernel<T, N, OP, true>);
     load(one_shot_ll_kernel<T, N, OP, false>);
   }
-  load(two_shot_kernel<T, N, OP, true>);
-  load(two_shot_kernel<T, N, OP, false>);
-  load(reduce_scatter_kernel<T, N, OP>);
   load(ce_reduce_kernel<T, N, OP>);
 }
 
