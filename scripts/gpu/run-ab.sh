@@ -8,7 +8,8 @@
 #   3. each of AB_TESTS (test names) RUNS times on both builds, alternating; each of NEW_REPEAT
 #      NEW_RUNS times on this tree only;
 #   4. symmem_bench --world 2 (MIN_BYTES..MAX_BYTES, bf16 sum) BENCH_ROUNDS times on both, alternating;
-#   5. LAST: passes per test and build, the median of each bench column per build and their ratio.
+#   5. LAST: the last lines of every failed test run (a device run may not bring every log back),
+#      passes per test and build, the median of each bench column per build and their ratio.
 # Never multicast. Logs go to $OUT.
 #   git archive HEAD src/native-cuda | tar -x -C .gpu/base   (here, before the device run)
 #   BASE_SRC=.gpu/base AB_TESTS="test_cuda_streams test_cuda_ce" RUNS=3 bash scripts/gpu/run-ab.sh
@@ -34,6 +35,10 @@ BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 MIN_BYTES=${MIN_BYTES:-4096}
 MAX_BYTES=${MAX_BYTES:-268435456}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+FAILURES=()
+failed() {  # failed NAME LOG: keeps the log's last lines (that run's) for the summary
+  FAILURES+=("--- $1" "$(tail -n 8 "$OUT/$2" | cut -c1-400)")
+}
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
   nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
@@ -64,13 +69,13 @@ else
     for i in $(seq 1 "$RUNS"); do
       for side in base new; do
         b=$BASE_B; [[ $side == new ]] && b=$NEW_B
-        qstep "$t, $side (run $i)" 150 "ab-$t-$side.log" "$b/tests/$t"
+        qstep "$t, $side (run $i)" 150 "ab-$t-$side.log" "$b/tests/$t" || failed "$t, $side (run $i)" "ab-$t-$side.log"
       done
     done
   done
   for t in $NEW_REPEAT; do
     for i in $(seq 1 "$NEW_RUNS"); do
-      qstep "$t, new only (run $i)" 150 "rep-$t.log" "$NEW_B/tests/$t"
+      qstep "$t, new only (run $i)" 150 "rep-$t.log" "$NEW_B/tests/$t" || failed "$t, new only (run $i)" "rep-$t.log"
     done
   done
   for i in $(seq 1 "$BENCH_ROUNDS"); do
@@ -83,6 +88,10 @@ else
   done
 fi
 
+if (( ${#FAILURES[@]} > 0 )); then
+  echo "=== failed runs, last lines"
+  printf '%s\n' "${FAILURES[@]}"
+fi
 echo "=== passes per test (base / new)"
 for t in $AB_TESTS; do
   pb=$(printf '%s\n' "${SUMMARY[@]}" | grep -c "^$t, base (run .* PASS")

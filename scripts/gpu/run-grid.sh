@@ -5,7 +5,7 @@
 #   2. TESTS=1: ctest test_cuda_(buffer|collectives|graphs|streams|threads) once, with the defaults;
 #   3. per SETTINGS entry ("-" for the defaults, or VAR=value[,VAR=value]): symmem_bench --world 2,
 #      MIN_BYTES..MAX_BYTES (bf16 sum), BENCH=0 skips it; then test_cuda_ce CE_RUNS times with the
-#      same settings (with none given, the defaults: full grids).
+#      same settings (the test keeps block caps given to it, else sets its own of 32).
 #   4. LAST: per setting, one-shot / two-shot / two-shot in place at four sizes (us and GB/s bus
 #      bandwidth), test_cuda_ce passes; the steps.
 # Never multicast. Logs go to $OUT.

@@ -276,13 +276,13 @@ __device__ __forceinline__ float combine(float acc, float x) {
 
 // W, a template parameter of the reducing kernels: how many ranks their per-thread arrays hold.
 // Kernels for world 2 (W = 2) keep two packs per item where the generic ones (W = kMaxCollWorld)
-// keep eight: about 60 registers per thread instead of 100 to 128, so that two 512-thread blocks
-// fit on an SM (kBlocksPerSm). A full grid then holds half of every SM, and a second collective
+// keep eight: at most 64 registers per thread (launch bounds) instead of 100 to 128, so that two
+// 512-thread blocks fit on an SM. A full grid then holds half of every SM, and a second collective
 // launched meanwhile by another thread or stream still finds room on every SM; with one block per
 // SM, two collectives each waiting for its peer could fill both GPUs and stall until the deadline.
-constexpr int kBlocksPerSm2 = 2;
+// Three or more at once can still (docs/cuda-backend.md, concurrency).
 template <int W>
-constexpr int blocks_per_sm() { return W == 2 ? kBlocksPerSm2 : 1; }
+constexpr int blocks_per_sm() { return W == 2 ? 2 : 1; }
 template <int W>
 __device__ __forceinline__ int world_of(const CollArgs& a) { return W == 2 ? 2 : a.world; }
 
