@@ -13,6 +13,14 @@ symmem_runtime() {
   SYMMEM=("$JAVA" -jar "$PKG/app/quarkus-run.jar")
 }
 
+# gpu_count: the GPUs nvidia-smi lists, 0 where there is none or no nvidia-smi (grep -c prints
+# the 0 itself; an added `|| echo 0` would make it "0 0", which arithmetic tests then reject).
+gpu_count() {
+  local n
+  n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  echo "$n"  # and status 0, also under set -e
+}
+
 # wait_port PORT: until something listens on 127.0.0.1:PORT, for at most 20 s.
 wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 

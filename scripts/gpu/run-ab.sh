@@ -34,7 +34,7 @@ NEW_RUNS=${NEW_RUNS:-5}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 MIN_BYTES=${MIN_BYTES:-4096}
 MAX_BYTES=${MAX_BYTES:-268435456}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+NGPU=$(gpu_count)
 FAILURES=()
 failed() {  # failed NAME LOG: keeps the log's last lines (that run's) for the summary
   FAILURES+=("--- $1" "$(tail -n 8 "$OUT/$2" | cut -c1-400)")

@@ -38,7 +38,7 @@ BUDGET=${BUDGET_S:-530}
 STEP_WIDTH=66
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-anchors-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+NGPU=$(gpu_count)
 WORLD=${WORLD:-2}
 if (( NGPU < WORLD )); then
   note "world $WORLD" "LOWERED to $NGPU (the GPUs here; NCCL refuses two ranks on one GPU)"

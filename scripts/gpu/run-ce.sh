@@ -27,7 +27,7 @@ T0=$(date +%s)
 BUDGET=${BUDGET:-470}
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-ce-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 # The NCCL and NVSHMEM tests find PyTorch's pip libraries.
 SITE=$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /opt/torch/.venv/lib/python3.12/site-packages)
 export SYMMEM_TEST_NCCL_LIB=${SYMMEM_TEST_NCCL_LIB:-$SITE/nvidia/nccl/lib/libnccl.so.2}

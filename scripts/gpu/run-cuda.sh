@@ -23,7 +23,7 @@ STEP_WIDTH=58
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-cuda-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 # One rank per GPU, up to 8 (collectives support world 2..8); WORLD=N overrides.
 WORLD=${WORLD:-$(( NGPU < 8 ? NGPU : 8 ))}
 # With 8 GPUs the native suite also runs world 8 on 8 GPUs; SYMMEM_TEST_WORLDS=... overrides.

@@ -31,7 +31,7 @@ STEP_WIDTH=50
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-graphs-quick}
 
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+NGPU=$(gpu_count)
 { echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  commit: $(git rev-parse --short HEAD 2>/dev/null)"; nvidia-smi -L; } \
   > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"

@@ -31,7 +31,7 @@ T0=$(date +%s)
 STEP_WIDTH=70
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-graphs-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 if (( NGPU < 2 )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
 PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo /opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2)
 [[ -f $PIP_NCCL ]] || PIP_NCCL=libnccl.so.2

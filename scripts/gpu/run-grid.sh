@@ -26,7 +26,7 @@ MIN_BYTES=${MIN_BYTES:-1048576}
 MAX_BYTES=${MAX_BYTES:-268435456}
 CE_RUNS=${CE_RUNS:-2}
 SETTINGS=${SETTINGS:--}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')  # grep -c prints 0 itself when there is none
+NGPU=$(gpu_count)
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
   nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1

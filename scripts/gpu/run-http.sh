@@ -20,7 +20,7 @@ T0=$(date +%s)
 STEP_WIDTH=66
 . scripts/gpu/lib.sh
 symmem_runtime
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  cores: $(nproc)" | tee "$OUT/machine.txt"
 
 ready() { # ready PORT: until the sidecar's world is READY, at most 90 s

@@ -17,7 +17,7 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 . scripts/gpu/lib.sh
 symmem_runtime
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 ROUNDS=${ROUNDS:-12}
 { echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"; nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1; } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"

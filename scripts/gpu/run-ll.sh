@@ -29,7 +29,7 @@ MIN_BYTES=${MIN_BYTES:-4096}
 # Space-separated settings, each "-" (none) or VAR=value[,VAR=value]: every bench runs once per
 # setting per run, alternately.
 SETTINGS=${SETTINGS:-- SYMMEM_CUDA_LL_MAX_BYTES=0}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')  # grep -c prints 0 itself when there is none
+NGPU=$(gpu_count)
 PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo libnccl.so.2)
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  NCCL: $PIP_NCCL"

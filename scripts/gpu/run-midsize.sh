@@ -21,7 +21,7 @@ T0=$(date +%s)
 BUDGET=${BUDGET:-400}
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-midsize-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 unset SYMMEM_CUDA_PUSH_SCRATCH_BYTES SYMMEM_CUDA_ONE_SHOT_BLOCKS SYMMEM_CUDA_TWO_SHOT_BLOCKS SYMMEM_CUDA_UNROLL
 
 {

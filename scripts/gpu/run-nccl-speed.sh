@@ -53,7 +53,7 @@ STEP_WIDTH=72
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-nccl-speed-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 W=$(( NGPU >= 2 ? 2 : 1 ))
 PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo /opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2)
 

@@ -35,7 +35,7 @@ STEP_WIDTH=64
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-nccl-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"

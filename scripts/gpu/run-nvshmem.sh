@@ -23,7 +23,7 @@ elapsed() { echo $(( $(date +%s) - T0 )); }
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-nvshmem-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 WORLD=${WORLD:-$(( NGPU < 8 ? NGPU : 8 ))}
 : > "$OUT/steps.txt"
 note() { printf '%-64s %s\n' "$1" "$2" >> "$OUT/steps.txt"; }  # a file: subshells note too

@@ -21,7 +21,7 @@ T0=$(date +%s)
 . scripts/gpu/lib.sh
 symmem_runtime
 B=${BUILD_DIR:-/tmp/symmem-pool-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 WORLD=${WORLD:-2}
 if (( NGPU < WORLD )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
 

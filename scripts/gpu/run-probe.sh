@@ -24,7 +24,7 @@ T0=$(date +%s)
 BUDGET=${BUDGET:-280}
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-probe-build}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  commit: $(git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1

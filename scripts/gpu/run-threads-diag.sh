@@ -29,7 +29,7 @@ STEP_WIDTH=66
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-threads-build}
 BB=${BEFORE_BUILD_DIR:-/tmp/symmem-threads-before}
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 if (( NGPU < 2 )); then export SYMMEM_ALLOW_OVERLAPPING_DEVICES=1; fi
 TESTS=(test_cuda_copy_lock test_cuda_threads test_cuda_streams test_cuda_view test_cuda_buffer test_cuda_collectives)
 

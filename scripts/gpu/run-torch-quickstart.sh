@@ -15,7 +15,7 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 . scripts/gpu/lib.sh
 symmem_runtime
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
+NGPU=$(gpu_count)
 N=$(( NGPU >= 2 ? 2 : 1 ))
 echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  world: $N  torch: $(python3 -c 'import torch; print(torch.__version__)')  python: $(python3 -V)" \
   | tee "$OUT/machine.txt"
