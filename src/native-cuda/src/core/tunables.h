@@ -56,7 +56,11 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_HOST_PARALLEL_MIN_BYTES", "host", 0, kUnbounded, uint64_t{4} << 20,
      "bytes: a step that reads at least this many bytes is shared with the rank's worker threads"},
     {"SYMMEM_CUDA_THREADS", "cuda", 64, 512, 512, "threads per block of the collectives"},
-    {"SYMMEM_CUDA_ONE_SHOT_BLOCKS", "cuda", 1, 512, 132, "most blocks of a one-shot all-reduce"},
+    {"SYMMEM_CUDA_ONE_SHOT_BLOCKS", "cuda", 1, 512, 132,
+     "most blocks of a one-shot all-reduce; a program that runs large collectives at once from "
+     "several threads or streams (more than two at world 2, more than one at world 3 to 8) lowers "
+     "this and SYMMEM_CUDA_TWO_SHOT_BLOCKS so that their grids fit on the GPU together "
+     "(docs/cuda-backend.md, concurrency)"},
     {"SYMMEM_CUDA_TWO_SHOT_BLOCKS", "cuda", 1, 512, 132,
      "most blocks of two-shot, all-gather and reduce-scatter"},
     {"SYMMEM_CUDA_MIN_THREADS", "cuda", 32, 512, 128,
