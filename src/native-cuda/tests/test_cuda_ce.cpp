@@ -166,13 +166,13 @@ int main() {
   setenv("SYMMEM_CUDA_CE_SLOT_BYTES", std::to_string(kSlot).c_str(), 1);
   setenv("SYMMEM_CUDA_CE_MIN_BYTES", "1048576", 1);
   // Part 1 runs three large float32 collectives per GPU at once, beside the copy-engine two-shot's
-  // reduce kernels. Full grids of the world-2 kernels take half of every SM, so two fit on a GPU, but
-  // not three with those kernels beside them: a grid then gets onto one GPU only in part, its blocks
-  // there wait for peer blocks that cannot start, and both ranks stall until the deadline (with the
-  // default grids: 1 of 50 runs, and 3 of 28 or more with the host's cores busy; 2 x H200). Grids of at
-  // most 32 blocks leave room for all of them (no stall in about 25 runs with the cores busy;
-  // docs/cuda-backend.md, concurrency). Caps the caller set are kept (scripts/gpu/run-grid.sh runs
-  // this test with other grid sizes).
+  // reduce kernels. Full grids of the world-2 kernels take half of every SM, so two fit on a GPU,
+  // but not three with those kernels beside them: a grid then gets onto one GPU only in part, its
+  // blocks there wait for peer blocks that cannot start, and both ranks stall until the deadline
+  // (default grids: 3 of 28 or more runs with the host's cores busy, 1 of 50 quiet; 2 x H200).
+  // Grids of at most 32 blocks leave room for all of them (no stall in about 25 runs with the
+  // cores busy; docs/cuda-backend.md, concurrency). Caps the caller set are kept
+  // (scripts/gpu/run-grid.sh runs this test with other grid sizes).
   setenv("SYMMEM_CUDA_ONE_SHOT_BLOCKS", "32", 0);
   setenv("SYMMEM_CUDA_TWO_SHOT_BLOCKS", "32", 0);
   if (!run_ranks(kWorld, 240, [&](int r) { return rank_main(r, ngpu); })) return 1;
