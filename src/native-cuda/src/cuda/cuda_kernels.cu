@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 
 #include "core/dispatch.h"
@@ -285,6 +286,12 @@ template <int W>
 constexpr int blocks_per_sm() { return W == 2 ? 2 : 1; }
 template <int W>
 __device__ __forceinline__ int world_of(const CollArgs& a) { return W == 2 ? 2 : a.world; }
+// Calls f with std::integral_constant<int, W>: the kernels' W for a collective of `world` ranks.
+template <class F>
+decltype(auto) with_world(int world, F&& f) {
+  if (world == 2) return f(std::integral_constant<int, 2>{});
+  return f(std::integral_constant<int, kMaxCollWorld>{});
+}
 
 // Reduces N elements at element offset `off` of every source (src[r]: rank r's values), in rank
 // order (every rank gets the same bits). All loads are issued before the first add.
@@ -948,12 +955,11 @@ cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, v
   // The vector path needs out 16-byte aligned (the symmetric data always are).
   const bool vec = o == nullptr || reinterpret_cast<uintptr_t>(o) % 16 == 0;
   return with_op(op, [&](auto r) {
-    constexpr int OP = decltype(r)::value;
-    if (a.world == 2)
-      return vec ? all_reduce_t<T, N, OP, 2>(a, algo, count, o, s)
-                 : all_reduce_t<T, 1, OP, 2>(a, algo, count, o, s);
-    return vec ? all_reduce_t<T, N, OP, kMaxCollWorld>(a, algo, count, o, s)
-               : all_reduce_t<T, 1, OP, kMaxCollWorld>(a, algo, count, o, s);
+    return with_world(a.world, [&](auto w) {
+      constexpr int OP = decltype(r)::value, W = decltype(w)::value;
+      return vec ? all_reduce_t<T, N, OP, W>(a, algo, count, o, s)
+                 : all_reduce_t<T, 1, OP, W>(a, algo, count, o, s);
+    });
   });
 }
 
@@ -977,9 +983,10 @@ cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStre
 template <class T, int N, int OP>
 cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
-  if (a.world == 2)
-    return launch<reduce_scatter_kernel<T, N, OP, 2>>(g.blocks, g.threads, s, a, count, out);
-  return launch<reduce_scatter_kernel<T, N, OP, kMaxCollWorld>>(g.blocks, g.threads, s, a, count, out);
+  return with_world(a.world, [&](auto w) {
+    return launch<reduce_scatter_kernel<T, N, OP, decltype(w)::value>>(g.blocks, g.threads, s, a,
+                                                                      count, out);
+  });
 }
 
 template <class T>
