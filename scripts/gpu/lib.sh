@@ -21,6 +21,16 @@ gpu_count() {
   echo "$n"  # and status 0, also under set -e
 }
 
+# machine_txt [EXTRA]: the date, NGPU and EXTRA on one line, then the GPUs (index, name, driver), into
+# $OUT/machine.txt, and printed.
+machine_txt() {
+  {
+    echo "date: $(date -u +%FT%TZ)  gpus: $NGPU${1:+  $1}"
+    nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
+  } > "$OUT/machine.txt" 2>&1
+  cat "$OUT/machine.txt"
+}
+
 # wait_port PORT: until something listens on 127.0.0.1:PORT, for at most 20 s.
 wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 

@@ -39,11 +39,7 @@ FAILURES=()
 failed() {  # failed NAME LOG: keeps the log's last lines (that run's) for the summary
   FAILURES+=("--- $1" "$(tail -n 8 "$OUT/$2" | cut -c1-400)")
 }
-{
-  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
-  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
-} > "$OUT/machine.txt" 2>&1
-cat "$OUT/machine.txt"
+machine_txt
 
 # The baseline's tree: its library, and this tree's tests unless BASE_TESTS=0.
 BASE_TREE=/tmp/symmem-ab-base-src

@@ -27,11 +27,7 @@ MAX_BYTES=${MAX_BYTES:-268435456}
 CE_RUNS=${CE_RUNS:-2}
 SETTINGS=${SETTINGS:--}
 NGPU=$(gpu_count)
-{
-  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"
-  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
-} > "$OUT/machine.txt" 2>&1
-cat "$OUT/machine.txt"
+machine_txt
 
 qstep "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c "$(native_build_cmd "$B")"
 if [[ $? != 0 ]]; then

@@ -19,8 +19,7 @@ T0=$(date +%s)
 symmem_runtime
 NGPU=$(gpu_count)
 ROUNDS=${ROUNDS:-12}
-{ echo "date: $(date -u +%FT%TZ)  gpus: $NGPU"; nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1; } > "$OUT/machine.txt"
-cat "$OUT/machine.txt"
+machine_txt
 
 B=/tmp/symmem-cuda-build
 BB=/tmp/symmem-cuda-before

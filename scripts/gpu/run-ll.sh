@@ -31,11 +31,7 @@ MIN_BYTES=${MIN_BYTES:-4096}
 SETTINGS=${SETTINGS:-- SYMMEM_CUDA_LL_MAX_BYTES=0}
 NGPU=$(gpu_count)
 PIP_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || echo libnccl.so.2)
-{
-  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  NCCL: $PIP_NCCL"
-  nvidia-smi --query-gpu=index,name,driver_version --format=csv 2>&1
-} > "$OUT/machine.txt" 2>&1
-cat "$OUT/machine.txt"
+machine_txt "NCCL: $PIP_NCCL"
 
 step "native build (cmake -DSYMMEM_CUDA=ON, -j16)" 300 native.log bash -c "$(native_build_cmd "$B")"
 BUILT=$?
