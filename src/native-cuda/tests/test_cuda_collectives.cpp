@@ -6,12 +6,16 @@
 // The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
 // from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
 // (out of place, world 4) the refusal is checked.
+// World 2 runs twice: as shipped (two-shot pushes through the scratch, which holds half of every size
+// here) and with SYMMEM_CUDA_PUSH_MAX_BYTES=0 (every all-reduce reads its peers: the pull kernels).
 #include <cstring>
 #include <cstdlib>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "cuda_test_util.h"
 
@@ -362,7 +366,13 @@ int main() {
   }
   const char* overlap = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
   const bool overlapping = overlap != nullptr && std::strcmp(overlap, "1") == 0;
+  // The pull kernels of world 2, besides the push ones that its default run takes.
+  std::vector<std::pair<int, bool>> runs;
   for (int world : worlds) {
+    runs.push_back({world, false});
+    if (world == 2 && !small) runs.push_back({world, true});
+  }
+  for (auto [world, pull] : runs) {
     if (small && world > 2) break;
     if (world > ngpu && !overlapping) {
       std::printf("world %d: SKIPPED (only %d GPUs; SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks per GPU)\n",
@@ -370,8 +380,12 @@ int main() {
       continue;
     }
     if (world > ngpu) std::printf("world %d on %d GPUs: %d ranks per GPU\n", world, ngpu, (world + ngpu - 1) / ngpu);
+    // Read by each forked rank's backend; every rank has the same value.
+    if (pull) setenv("SYMMEM_CUDA_PUSH_MAX_BYTES", "0", 1);
+    else unsetenv("SYMMEM_CUDA_PUSH_MAX_BYTES");
+    if (pull) std::printf("world %d, pull kernels only (SYMMEM_CUDA_PUSH_MAX_BYTES=0)\n", world);
     if (!run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); })) {
-      std::fprintf(stderr, "FAILED: world %d\n", world);
+      std::fprintf(stderr, "FAILED: world %d%s\n", world, pull ? " (pull kernels)" : "");
       return 1;
     }
   }

@@ -70,8 +70,9 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "items per thread per pass in two-shot and in a push one-shot of more than one item per "
      "thread"},
     {"SYMMEM_CUDA_PUSH_MAX_BYTES", "cuda", 0, kUnbounded, kComputed,
-     "bytes: largest one-shot that pushes its input to the peers' scratch (unset: whatever fits "
-     "the scratch); must be the same on every rank (import fails otherwise)"},
+     "bytes: largest all-reduce that pushes into the peers' scratch instead of reading their "
+     "buffers: one-shot (its whole input) and, at world 2, two-shot (the half the peer reduces) "
+     "(unset: whatever fits the scratch); must be the same on every rank (import fails otherwise)"},
     {"SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
      "bytes: push one-shot scratch per slot and rank that a buffer's pad region is sized for at "
      "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "

@@ -646,6 +646,80 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
   }
 }
 
+// ---- two-shot all-reduce, push (world 2) -------------------------------------------------------
+// For inputs whose half fits the push scratch. Rank r reduces half r of the items. Every byte
+// crosses NVLink as a store, never as a load: on H100 the SMs store into a peer at 361-364 GB/s
+// each way and load from it at 331-335 (docs/benchmarks.md, the link measured).
+//   1. Each rank stores the peer's half of its input into the peer's scratch [slot][own rank] and
+//      signals (barrier 1: the release store after the block's stores).
+//   2. Once the peer's signal for this block has arrived, it reduces its own half from its own
+//      input and that scratch (local reads only) and stores the result into its own data (in
+//      place) or out, and into the peer's data at the same place; barrier 2: those stores landed.
+//   3. Out of place the peer's result is in the own data (its half there is scratch, as the pull
+//      two-shot's is): copied into out.
+// Block b of both ranks takes the same items of a half (the same grid on every rank), so a block
+// waits only for its partner block. Writing the result into the peer's data is safe: the partner
+// block read the peer's input there before it signalled. The scratch slot alternates with the
+// call's epoch, as in the push one-shot; nothing reads a peer's memory, so no barrier is needed
+// before the first stores or after the last (a peer writes this rank's data only after a barrier
+// of its next call, which this rank enters once this call has completed).
+template <class T, int N, int OP, bool IN_PLACE>
+__global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(CollArgs a,
+                                                                                uint64_t count,
+                                                                                T* out) {
+  const uint32_t e = enter_epoch(a);
+  const uint64_t slot = e & 1u;
+  const int me = a.rank, peer = 1 - a.rank;
+  const uint64_t nfull = count / N, items = (count + N - 1) / N;
+  const uint64_t per = (items + 1) / 2;
+  const uint64_t my_lo = per * me, my_hi = min(items, my_lo + per);
+  const uint64_t peer_lo = per * peer, peer_hi = min(items, peer_lo + per);
+  const uint64_t step = gsize();
+  T* own = reinterpret_cast<T*>(a.data[me]);
+  T* theirs = reinterpret_cast<T*>(a.data[peer]);
+  // Element k of a half lies at k in the scratch: this rank's contribution in the peer's, the
+  // peer's contribution here.
+  T* to_peer = reinterpret_cast<T*>(a.data[peer] + a.scratch_delta + (slot * 2 + me) * a.scratch_cap);
+  const T* from_peer =
+      reinterpret_cast<const T*>(a.data[me] + a.scratch_delta + (slot * 2 + peer) * a.scratch_cap);
+  for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step) {
+    const uint64_t k = (i - peer_lo) * N;
+    if (i < nfull) {
+      store<T, N>(to_peer + k, load_cg<T, N>(own + i * N));
+    } else {
+      for (uint64_t j = i * N; j < count; ++j) to_peer[k + (j - i * N)] = own[j];
+    }
+  }
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  T* dst = IN_PLACE ? own : out;
+  for (uint64_t i = my_lo + gtid(); i < my_hi; i += step) {
+    const uint64_t k = (i - my_lo) * N;
+    if (i < nfull) {
+      const Pack<T, N> x = load_cg<T, N>(own + i * N), y = load_cg<T, N>(from_peer + k);
+      const Pack<T, N> in[2] = {me == 0 ? x : y, me == 0 ? y : x};  // rank order
+      const Pack<T, N> v = reduce_packs<T, N, OP, 2>(in, 2);
+      store<T, N>(dst + i * N, v);
+      store<T, N>(theirs + i * N, v);
+    } else {
+      for (uint64_t j = i * N; j < count; ++j) {
+        const Pack<T, 1> x = load_cg<T, 1>(own + j), y = load_cg<T, 1>(from_peer + k + (j - i * N));
+        const Pack<T, 1> in[2] = {me == 0 ? x : y, me == 0 ? y : x};
+        const T v = reduce_packs<T, 1, OP, 2>(in, 2).v[0];
+        dst[j] = v;
+        theirs[j] = v;
+      }
+    }
+  }
+  if (!coll_barrier(a, e + 2, 2, 2)) return;
+  if constexpr (!IN_PLACE) {
+    for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step) {
+      if (i < nfull) store<T, N>(out + i * N, load_cg<T, N>(own + i * N));
+      else
+        for (uint64_t j = i * N; j < count; ++j) out[j] = load_cg<T, 1>(own + j).v[0];
+    }
+  }
+}
+
 // ---- copy-engine two-shot (world 2) ------------------------------------------------------------
 // The data move by copy engines (ce_two_shot.cu, which also has the protocol); these kernels only
 // number the chunks, wait and add. Chunk k of a call has the sequence number *epoch + k (k from 1); flags only grow, so a
@@ -935,6 +1009,16 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out);
   }
   Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
+  if constexpr (W == 2) {
+    // Half the items into the peer's scratch (see two_shot_push_kernel).
+    const uint64_t half_bytes = (items + 1) / 2 * sizeof(Pack<T, N>);
+    if (half_bytes <= a.scratch_cap && count * sizeof(T) <= tu.push_max_bytes) {
+      if (out == nullptr)
+        return launch<two_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
+                                                            static_cast<T*>(nullptr));
+      return launch<two_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
+    }
+  }
   const int unroll2 = tu.unroll >= 2 ? 1 : 0;
   if (out == nullptr)
     return launch<two_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
@@ -1029,6 +1113,10 @@ void load_world_reductions(Loader& load) {
   load(two_shot_kernel<T, N, OP, true, W>);
   load(two_shot_kernel<T, N, OP, false, W>);
   load(reduce_scatter_kernel<T, N, OP, W>);
+  if constexpr (W == 2) {
+    load(two_shot_push_kernel<T, N, OP, true>);
+    load(two_shot_push_kernel<T, N, OP, false>);
+  }
 }
 
 template <class T, int N, int OP>

@@ -347,8 +347,9 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
   if (h2.ll_max_bytes != tuning().ll_max_bytes || h2.push_max_bytes != tuning().push_max_bytes) {
     char theirs[2][32], mine[2][32];
     return fail(SYMMEM_ERR_MISMATCH,
-                "rank %d sends one-shots as low-latency lines up to %s and pushes them up to %s "
-                "(SYMMEM_CUDA_LL_MAX_BYTES, SYMMEM_CUDA_PUSH_MAX_BYTES there), rank %d up to %s and "
+                "rank %d sends one-shots as low-latency lines up to %s and pushes all-reduces into "
+                "its peers' scratch up to %s (SYMMEM_CUDA_LL_MAX_BYTES, SYMMEM_CUDA_PUSH_MAX_BYTES "
+                "there), rank %d up to %s and "
                 "%s: a rank waits for its peers' data where its own path puts it, so set both to the "
                 "same values on every rank (unset is their default)",
                 r, limit_text(h2.ll_max_bytes, theirs[0]), limit_text(h2.push_max_bytes, theirs[1]),

@@ -39,8 +39,8 @@ struct Tuning {
                          // (= threads: fill blocks first, the old grids)
   int pdl;               // 1: programmatic dependent launch (launch latency hidden behind the
                          // previous kernel on the stream)
-  uint64_t push_max_bytes;  // one-shot pushes inputs into peers' scratch up to this (and the
-                            // scratch's capacity); 0: always pull
+  uint64_t push_max_bytes;  // all-reduces up to this (and the scratch's capacity) push into
+                            // peers' scratch: one-shot, and two-shot at world 2; 0: always pull
   int unroll;            // two-shot and push one-shot: items per thread per pass (1 or 2;
                          // two-shot measured slower with 2 at 256 MiB in place and 8 MiB out of
                          // place, so 1)
