@@ -309,6 +309,18 @@ static int rank_main(int rank, int world, int ngpu) {
   if (picked == SYMMEM_ALGO_TWO_SHOT_CE) TEST_FAIL("AUTO in place picked the copy-engine two-shot below 1 MiB");
   CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 0, &picked));
   if (picked == SYMMEM_ALGO_TWO_SHOT_CE) TEST_FAIL("AUTO out of place picked the copy-engine two-shot");
+  if (world == 2) {
+    // Out of place: the push one-shot while it fits the scratch (4 MB here), the push two-shot
+    // above it while half fits (8 MB), and with the pushes off the pull one-shot at every size.
+    const bool pushes = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES") == nullptr;
+    CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, 2 * kMaxCount, 0, &picked));
+    if (picked != (pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT))
+      TEST_FAIL("AUTO out of place, %llu float32 at world 2 (pushes %s) picked algo %d",
+                (unsigned long long)(2 * kMaxCount), pushes ? "on" : "off", int(picked));
+    CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 0, &picked));
+    if (picked != SYMMEM_ALGO_ONE_SHOT)
+      TEST_FAIL("AUTO out of place, %llu float32 at world 2 picked algo %d", (unsigned long long)kMaxCount, int(picked));
+  }
   // SYMMEM_TEST_SMALL=1 (for compute-sanitizer): two small sizes only.
   std::vector<uint64_t> sizes(std::begin(kSizes), std::end(kSizes));
   if (std::getenv("SYMMEM_TEST_SMALL") != nullptr) sizes = {7, 4099};

@@ -82,8 +82,8 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "on every rank (import fails otherwise); 0: no more than the 2 MiB pad region's spare room "
      "(about 240 KiB at world 2)"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
-     "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset, world 1 and "
-     "2 run one-shot at every size)"},
+     "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset: world 1 runs "
+     "one-shot at every size, world 2 too except where only the push two-shot fits the scratch)"},
     {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
      "the push scratch's capacity)"},

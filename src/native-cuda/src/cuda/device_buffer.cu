@@ -772,12 +772,17 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // SYMMEM_CUDA_CE_SLOT_BYTES): the copy-engine two-shot (docs/cuda-backend.md).
   static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
   if (in_place && world_ == 2 && ce_slot_ > 0 && bytes >= ce_min) return SYMMEM_ALGO_TWO_SHOT_CE;
-  // Out of place at world 2 one-shot reads a single peer and wins at every size (4 x H200: 10.7
-  // against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB), so two-shot is only for more ranks.
-  // At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes (H100:
-  // 62 against 82 us at 64 MiB), so one-shot at every size there too.
-  const bool one_shot_always = !in_place && world_ <= 2 && !min_two_shot_set;
-  if (one_shot_always) return SYMMEM_ALGO_ONE_SHOT;
+  // Out of place at world 2 the pull one-shot reads a single peer and beats the pull two-shot at
+  // every size (4 x H200: 10.7 against 13.9 us at 1 MiB, 821 against 822 us at 256 MiB); the
+  // push two-shot beats it where the push one-shot no longer fits but the push two-shot's half
+  // does (2 x H200, 8 MiB: 30.9 against 32.8 us; below, the push one-shot: 4 MiB 17.5 against
+  // 18.5). At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes
+  // (H100: 62 against 82 us at 64 MiB), so one-shot at every size there.
+  if (!in_place && world_ <= 2 && !min_two_shot_set) {
+    const bool two_shot_pushes = world_ == 2 && bytes > push_one_shot_max_bytes() &&
+                                 bytes <= push_two_shot_max_bytes();
+    return two_shot_pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT;
+  }
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
   // Never an in-place one-shot that symmem_all_reduce would refuse (inclusive bound).
   const uint64_t ip_max = one_shot_in_place_max_bytes();
@@ -791,8 +796,17 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
 uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
   const uint64_t pull = cuda::one_shot_in_place_max_bytes();
   if (world_ <= 0) return pull;
-  const uint64_t push = std::min(push_cap(), tuning().push_max_bytes);
-  return std::max(pull, push);
+  return std::max(pull, push_one_shot_max_bytes());
+}
+
+uint64_t DeviceBuffer::push_one_shot_max_bytes() const {
+  return std::min(push_cap(), tuning().push_max_bytes);
+}
+
+// The launcher's own test (half the items fit one scratch slot) comes to the same bound, the slot
+// being a multiple of 256 bytes.
+uint64_t DeviceBuffer::push_two_shot_max_bytes() const {
+  return world_ == 2 ? std::min(2 * push_cap(), tuning().push_max_bytes) : 0;
 }
 
 DeviceBackend::DeviceBackend(const char* name, int device, int count, const char* device_name) {

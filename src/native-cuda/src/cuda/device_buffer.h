@@ -139,6 +139,9 @@ class DeviceBuffer : public symmem_buffer {
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
   // The push scratch's capacity per [slot][rank]: the pad region before the copy-engine scratch.
   uint64_t push_cap() const { return push_capacity(pad_region_ - 2 * ce_slot_, world_); }
+  // Largest all-reduce input (bytes) that the push one-shot / the world-2 push two-shot takes.
+  uint64_t push_one_shot_max_bytes() const;
+  uint64_t push_two_shot_max_bytes() const;
 
   // ---- copy-engine two-shot (all_reduce with SYMMEM_ALGO_TWO_SHOT_CE) ----
   // Why this call cannot run it (SYMMEM_ERR_UNSUPPORTED naming the reason), or SYMMEM_OK.
