@@ -97,11 +97,25 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(s.auto_switch(symmem["cuda"], "ip="), 32 * MIB, "two or ce: AUTO's in-place switch to a two-shot")
         self.assertEqual(s.crossover(symmem["cuda"], "two-shot-ip", "two-shot-ce-ip")[0], 256 * MIB)
 
+    def test_auto_is_judged_per_size_so_a_window_of_two_shot_agrees(self):
+        rows = {MIB: {"one-shot": 8.0, "two-shot": 9.0, "auto=": "one"},
+                8 * MIB: {"one-shot": 32.7, "two-shot": 30.9, "auto=": "two"},
+                16 * MIB: {"one-shot": 58.5, "two-shot": 60.1, "auto=": "one"},
+                64 * MIB: {"one-shot": 211.0, "two-shot": 215.5, "auto=": "two"}}
+        self.assertEqual(s.auto_misses(rows, "one-shot", "two-shot", "auto="), ([MIB, 8 * MIB, 16 * MIB, 64 * MIB], []),
+                         "64 MiB: two-shot 2 % slower is within the tolerance")
+        rows[8 * MIB]["auto="] = "one"
+        judged, misses = s.auto_misses(rows, "one-shot", "two-shot", "auto=")
+        self.assertEqual([b for b, _ in misses], [8 * MIB])
+        self.assertAlmostEqual(misses[0][1], 32.7 / 30.9)
+
     def test_the_printed_tables(self):
         text = printed(SAMPLE)
         self.assertIn("ratio goals met: 5 of 11 sizes", text)
         self.assertIn("ours native 371.4 GB/s (cuda two-shot-ip), goal >= 360: met", text)
-        self.assertIn("out of place: two-shot faster from 1MiB on (first faster at 64KiB); AUTO switches at never: DIFFERS", text)
+        self.assertIn("out of place: two-shot faster from 1MiB on (first faster at 64KiB); AUTO first picks two-shot at never;"
+                      " its pick within 3% of the faster at 9 of 17 sizes: DIFFERS at 2MiB (1.083x), 4MiB", text)
+        self.assertIn("its pick within 3% of the faster at 11 of 11 sizes: agrees", text)
         self.assertIn("in place: two-shot faster from 1MiB on", text)
         self.assertIn("no figures from: java-nccl", text)
         self.assertTrue(text.rstrip().endswith("(see the logs and the steps above)"), text[-300:])
