@@ -36,38 +36,46 @@ static void expect_sum(symmem_backend* be, void* out, int buffer, int round, con
   }
 }
 
-// Two 16 MiB buffers on their own streams, enqueued in opposite orders on the ranks, one-shot,
-// two-shot and two-shot in place in turn; a deadline of 10 s, so that a stall fails fast.
-static void large_in_opposite_orders(int rank, int gpus, symmem_backend* be, void* const* s) {
+// Two buffers of n floats on their own streams, enqueued in opposite orders on the ranks, one-shot,
+// two-shot and two-shot in place in turn; a deadline of 10 s, so that a stall fails fast. 16 MiB
+// runs the pull kernels, 4 MiB the push ones (one-shot and, at world 2, two-shot through the
+// scratch); each full grid must leave room on every SM for the other.
+static void large_in_opposite_orders(int rank, int gpus, symmem_backend* be, void* const* s,
+                                     uint64_t n, const char* tag) {
   symmem_backend* lb[2] = {nullptr, nullptr};
-  symmem_buffer* b[2] = {make_cuda_buffer("cudastreamsL0", rank, kWorld, rank % gpus, kLargeN * 4, &lb[0]),
-                         make_cuda_buffer("cudastreamsL1", rank, kWorld, rank % gpus, kLargeN * 4, &lb[1])};
+  symmem_buffer* b[2];
+  for (int k = 0; k < 2; ++k) {
+    char name[48];
+    std::snprintf(name, sizeof name, "cudastreams%s%d", tag, k);
+    b[k] = make_cuda_buffer(name, rank, kWorld, rank % gpus, n * 4, &lb[k]);
+  }
   void* out[2];
-  for (auto& o : out) CHECK_OK(symmem_local_alloc(be, kLargeN * 4, &o));
-  std::vector<float> x(kLargeN);
+  for (auto& o : out) CHECK_OK(symmem_local_alloc(be, n * 4, &o));
+  std::vector<float> x(n);
   for (int round = 0; round < 6; ++round) {
     // One-shot, two-shot, two-shot in place (one-shot in place stops at about 4 MiB).
     const symmem_algo algo = round % 3 == 0 ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
     const bool in_place = round % 3 == 2;
     for (int k = 0; k < 2; ++k) {
-      for (uint64_t i = 0; i < kLargeN; ++i) x[i] = in(rank, k, i, round);
-      CHECK_OK(symmem_buffer_copy_in(b[k], SYMMEM_RANK_SELF, 0, x.data(), kLargeN * 4));
+      for (uint64_t i = 0; i < n; ++i) x[i] = in(rank, k, i, round);
+      CHECK_OK(symmem_buffer_copy_in(b[k], SYMMEM_RANK_SELF, 0, x.data(), n * 4));
     }
     for (int j = 0; j < 2; ++j) {
       const int k = rank == 0 ? j : 1 - j;  // opposite orders on the two ranks
-      CHECK_OK(symmem_all_reduce(b[k], algo, SYMMEM_FLOAT32, SYMMEM_SUM, kLargeN,
+      CHECK_OK(symmem_all_reduce(b[k], algo, SYMMEM_FLOAT32, SYMMEM_SUM, n,
                                  in_place ? nullptr : out[k], s[k], 10000));
     }
     for (int k = 0; k < 2; ++k) {
       CHECK_OK(symmem_stream_synchronize(b[k], s[k]));
       char what[96];
-      std::snprintf(what, sizeof what, "16 MiB buffer %d, %s%s, opposite orders", k,
+      std::snprintf(what, sizeof what, "%llu MiB buffer %d, %s%s, opposite orders",
+                    static_cast<unsigned long long>(n * 4 >> 20), k,
                     algo == SYMMEM_ALGO_ONE_SHOT ? "one-shot" : "two-shot", in_place ? " in place" : "");
       if (in_place) {
-        CHECK_OK(symmem_buffer_copy_out(b[k], SYMMEM_RANK_SELF, 0, x.data(), kLargeN * 4));
-        CHECK_OK(symmem_local_copy_in(be, out[k], 0, x.data(), kLargeN * 4));
+        CHECK_OK(symmem_buffer_copy_out(b[k], SYMMEM_RANK_SELF, 0, x.data(), n * 4));
+        CHECK_OK(symmem_local_copy_in(be, out[k], 0, x.data(), n * 4));
       }
-      expect_sum(be, out[k], k, round, what, kLargeN);
+      expect_sum(be, out[k], k, round, what, n);
     }
     for (auto* buf : b) CHECK_OK(symmem_barrier(buf, 0, 20000));
   }
@@ -122,7 +130,8 @@ static int rank_main(int rank, int gpus) {
   for (auto& o : out) CHECK_OK(symmem_local_free(be, o));
   for (auto* buf : b) CHECK_OK(symmem_buffer_free(buf));
   CHECK_OK(symmem_backend_close(be2));
-  large_in_opposite_orders(rank, gpus, be, s);
+  large_in_opposite_orders(rank, gpus, be, s, kLargeN, "L");
+  large_in_opposite_orders(rank, gpus, be, s, kLargeN / 4, "M");
   for (auto& x2 : s) CHECK_OK(symmem_stream_destroy(be, x2));
   CHECK_OK(symmem_backend_close(be));
   return 0;
@@ -140,6 +149,6 @@ int main() {
   RUN_RANKS(kWorld, [gpus](int rank) { return rank_main(rank, gpus); });
   std::printf("test_cuda_streams: one buffer on two streams (one-shot, one-shot, two-shot back to back) "
               "and two buffers in opposite orders on their own streams, 40 rounds each, and two 16 MiB "
-              "buffers in opposite orders, 6 rounds, exact: OK\n");
+              "and two 4 MiB buffers in opposite orders, 6 rounds each, exact: OK\n");
   return 0;
 }
