@@ -310,13 +310,16 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 0, &picked));
   if (picked == SYMMEM_ALGO_TWO_SHOT_CE) TEST_FAIL("AUTO out of place picked the copy-engine two-shot");
   if (world == 2) {
-    // Out of place: the push one-shot while it fits the scratch (4 MB here), the push two-shot
-    // above it while half fits (8 MB), and with the pushes off the pull one-shot at every size.
-    const bool pushes = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES") == nullptr;
+    // Out of place: the push one-shot while it fits the scratch (4 MB here at the default scratch),
+    // the push two-shot above it while half fits (8 MB), and with the pushes off the pull one-shot
+    // at every size. (Another scratch size moves the bounds: then only 4 MB is checked.)
+    const char* push_max = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES");
+    const bool pushes_off = push_max != nullptr && std::strcmp(push_max, "0") == 0;
+    const bool defaults = push_max == nullptr && std::getenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES") == nullptr;
     CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, 2 * kMaxCount, 0, &picked));
-    if (picked != (pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT))
+    if ((defaults && picked != SYMMEM_ALGO_TWO_SHOT) || (pushes_off && picked != SYMMEM_ALGO_ONE_SHOT))
       TEST_FAIL("AUTO out of place, %llu float32 at world 2 (pushes %s) picked algo %d",
-                (unsigned long long)(2 * kMaxCount), pushes ? "on" : "off", int(picked));
+                (unsigned long long)(2 * kMaxCount), pushes_off ? "off" : "on", int(picked));
     CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, kMaxCount, 0, &picked));
     if (picked != SYMMEM_ALGO_ONE_SHOT)
       TEST_FAIL("AUTO out of place, %llu float32 at world 2 picked algo %d", (unsigned long long)kMaxCount, int(picked));
@@ -378,11 +381,13 @@ int main() {
   }
   const char* overlap = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
   const bool overlapping = overlap != nullptr && std::strcmp(overlap, "1") == 0;
-  // The pull kernels of world 2, besides the push ones that its default run takes.
+  // The pull kernels of world 2, besides the push ones that its default run takes (unless the
+  // caller chose the push bound).
+  const bool push_max_given = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES") != nullptr;
   std::vector<std::pair<int, bool>> runs;
   for (int world : worlds) {
     runs.push_back({world, false});
-    if (world == 2 && !small) runs.push_back({world, true});
+    if (world == 2 && !small && !push_max_given) runs.push_back({world, true});
   }
   for (auto [world, pull] : runs) {
     if (small && world > 2) break;
@@ -393,10 +398,13 @@ int main() {
     }
     if (world > ngpu) std::printf("world %d on %d GPUs: %d ranks per GPU\n", world, ngpu, (world + ngpu - 1) / ngpu);
     // Read by each forked rank's backend; every rank has the same value.
-    if (pull) setenv("SYMMEM_CUDA_PUSH_MAX_BYTES", "0", 1);
-    else unsetenv("SYMMEM_CUDA_PUSH_MAX_BYTES");
-    if (pull) std::printf("world %d, pull kernels only (SYMMEM_CUDA_PUSH_MAX_BYTES=0)\n", world);
-    if (!run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); })) {
+    if (pull) {
+      setenv("SYMMEM_CUDA_PUSH_MAX_BYTES", "0", 1);
+      std::printf("world %d, pull kernels only (SYMMEM_CUDA_PUSH_MAX_BYTES=0)\n", world);
+    }
+    const bool ok = run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); });
+    if (pull) unsetenv("SYMMEM_CUDA_PUSH_MAX_BYTES");
+    if (!ok) {
       std::fprintf(stderr, "FAILED: world %d%s\n", world, pull ? " (pull kernels)" : "");
       return 1;
     }
