@@ -10,8 +10,9 @@
 #   3. symmem_bench --world 2 up to 256 MiB under Nsight Systems when the machine has it (nsys), with
 #      the GPUs' metrics sampled (NVLink throughput, where this nsys and driver give them): the kernel
 #      summary and the metrics' names and averages are kept as text; without nsys, says so
-#   4. Nsight Compute (ncu) when present: one in-place two-shot at 256 MiB on rank 0 (symmem_bench
-#      --profile-one), its duration and NVLink and DRAM throughput, metrics of one pass, clocks untouched
+#   4. Nsight Compute (ncu) when present: one in-place AUTO at 256 MiB (the pull two-shot there) on rank 0
+#      (symmem_bench --profile-one), its duration and NVLink and DRAM throughput, metrics of one pass,
+#      clocks untouched (scripts/gpu/run-profile.sh profiles other sizes, both ranks, with stall reasons)
 #   5. LAST: the probe's lines, the profiles' figures and the steps
 #   bash scripts/gpu/run-probe.sh
 set -uo pipefail
@@ -70,7 +71,7 @@ PY
   else
     note "nsys" "NOT RUN (no nsys on this machine, or one GPU)"
   fi
-  # Nsight Compute on the one in-place two-shot at 256 MiB that rank 0 brackets with cudaProfilerStart/Stop
+  # Nsight Compute on the one in-place AUTO (two-shot) at 256 MiB that rank 0 brackets with cudaProfilerStart/Stop
   # (symmem_bench --profile-one), rank 1 running its half unprofiled. The metrics take several passes, and
   # a kernel replayed alone waits for a peer that ran once (it ends at its 30 s deadline), so each pass
   # runs the whole bench again (--replay-mode application). Clocks and caches left as they are.
@@ -81,7 +82,7 @@ PY
     for m in nvlrx__bytes nvltx__bytes; do
       grep -q "^$m " "$OUT/ncu-metrics.txt" && metrics+=",$m.sum,$m.sum.per_second"
     done
-    qstep "ncu: rank 0's in-place two-shot at 256 MiB ($metrics)" 150 ncu.log "$NCU" --target-processes all \
+    qstep "ncu: rank 0's in-place AUTO (two-shot) at 256 MiB ($metrics)" 150 ncu.log "$NCU" --target-processes all \
       --profile-from-start off --replay-mode application --clock-control none --cache-control none --metrics "$metrics" \
       "$B/symmem_bench" --world 2 --min-bytes 268435456 --max-bytes 268435456 --profile-one
   else

@@ -1,7 +1,7 @@
 // symmem_bench: all-reduce latency and bus bandwidth of the cuda (or nvshmem) backend, one forked rank
 // per GPU.
 //   symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
-//                [--streams both|own|sym] [--profile-one]
+//                [--streams both|own|sym] [--profile-one | --profile-all]
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
@@ -17,8 +17,11 @@
 // on one made by symmem_stream_create (what the Java façade passes: the launch alone).
 // --streams own|sym runs every loop on that one stream only (for counting a stream's calls with
 // -DSYMMEM_HOT_PATH_COUNTERS=ON); both (the default) times on the own stream and adds the host
-// column of the symmem stream. --profile-one: rank 0 runs one more in-place two-shot at the largest
-// size between cudaProfilerStart and cudaProfilerStop (for ncu --profile-from-start off).
+// column of the symmem stream. --profile-one: after each size's timed loops, rank 0 runs one more
+// in-place AUTO all-reduce (the kernel the anchors compare) between cudaProfilerStart and
+// cudaProfilerStop, for ncu --profile-from-start off (the other ranks run theirs unprofiled);
+// --profile-all: every rank brackets it (for ncu --lockstep-kernel-launch, which starts the
+// profiled kernels of all ranks together, as they run unprofiled).
 #include <cuda_profiler_api.h>
 #include <sys/mman.h>
 
@@ -74,7 +77,7 @@ int main(int argc, char** argv) {
   bool nvshmem = false;
   uint64_t max_bytes = 256ull << 20;
   uint64_t min_bytes = 4096;
-  bool profile_one = false;
+  int profile_ranks = 0;  // 0: none, 1: rank 0 (--profile-one), 2: all (--profile-all)
   int dtype = SYMMEM_BFLOAT16;
   std::string streams = "both";
   for (int i = 1; i < argc; ++i) {
@@ -82,7 +85,8 @@ int main(int argc, char** argv) {
     if (a == "--world" && i + 1 < argc) world = std::atoi(argv[++i]);
     else if (a == "--max-bytes" && i + 1 < argc) max_bytes = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--min-bytes" && i + 1 < argc) min_bytes = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--profile-one") profile_one = true;
+    else if (a == "--profile-one") profile_ranks = 1;
+    else if (a == "--profile-all") profile_ranks = 2;
     else if (a == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
       dtype = d == "fp32" ? SYMMEM_FLOAT32 : d == "fp16" ? SYMMEM_FLOAT16 : SYMMEM_BFLOAT16;
@@ -99,7 +103,7 @@ int main(int argc, char** argv) {
       streams = argv[++i];
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] "
-                           "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one]\n");
+                           "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one | --profile-all]\n");
       return 2;
     }
   }
@@ -186,14 +190,15 @@ int main(int argc, char** argv) {
         float ms = 0;
         CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
         sh->us[rank][si][v] = ms * 1000.0 / iters;
-        if (profile_one && v == kTwoIp && si + 1 == sizes.size()) {
-          // One more in-place two-shot at the largest size, on rank 0 between cudaProfilerStart and Stop:
-          // the one kernel `ncu --profile-from-start off` measures, while rank 1 runs its half unprofiled.
+        if (profile_ranks > 0 && v == kAutoIp) {
+          // One more in-place AUTO at this size between cudaProfilerStart and Stop: the kernel
+          // `ncu --profile-from-start off` measures, on rank 0 or on every rank.
+          const bool profiled = profile_ranks == 2 || rank == 0;
           CHECK_OK(symmem_barrier(b, 0, timeout));
-          if (rank == 0) CUDA_OK(cudaProfilerStart());
+          if (profiled) CUDA_OK(cudaProfilerStart());
           CHECK_OK(op());
           CHECK_OK(symmem_stream_synchronize(b, s));
-          if (rank == 0) CUDA_OK(cudaProfilerStop());
+          if (profiled) CUDA_OK(cudaProfilerStop());
         }
         if (!both || (v != kOne && v != kTwo && v != kAuto)) continue;
         // The host column again on a symmem stream (the GPU time is the one above).

@@ -579,6 +579,17 @@ __device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t
   }
 }
 
+// Copies item i (N elements; the last item may hold fewer, up to `count`) from src to dst.
+template <class T, int N>
+__device__ __forceinline__ void copy_item(T* dst, const T* src, uint64_t i, uint64_t nfull,
+                                          uint64_t count) {
+  if (i < nfull) {
+    store<T, N>(dst, load_cg<T, N>(src));
+  } else {
+    for (uint64_t j = 0; j < count - i * N; ++j) dst[j] = load_cg<T, 1>(src + j).v[0];
+  }
+}
+
 // unroll2: each thread takes items i and i + gsize() per pass, all 2 x world loads in flight
 // before the first add.
 template <class T, int N, int OP, bool IN_PLACE, int W>
@@ -636,17 +647,22 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
           store<T, N>(out + (i + step) * N, v1);
         }
       }
-      for (; i < phi; i += step) {
-        if (i < nfull) store<T, N>(out + i * N, load_cg<T, N>(src + i * N));
-        else
-          for (uint64_t j = i * N; j < count; ++j) out[j] = load_cg<T, 1>(src + j).v[0];
-      }
+      for (; i < phi; i += step) copy_item<T, N>(out + i * N, src + i * N, i, nfull, count);
     }
     if (!coll_barrier(a, e + 3, 3, kBarriers)) return;
   }
 }
 
 // ---- two-shot all-reduce, push (world 2) -------------------------------------------------------
+// The two contributions of a world-2 reduce combined in rank order (rank 0's first), so that both
+// ranks round alike whichever holds which.
+template <class T, int N, int OP>
+__device__ __forceinline__ Pack<T, N> reduce_two(const Pack<T, N>& own, const Pack<T, N>& peer,
+                                                 int me) {
+  const Pack<T, N> in[2] = {me == 0 ? own : peer, me == 0 ? peer : own};
+  return reduce_packs<T, N, OP, 2>(in, 2);
+}
+
 // For inputs whose half fits the push scratch. Rank r reduces half r of the items. Every byte
 // crosses NVLink as a store, never as a load: on H100 the SMs store into a peer at 361-364 GB/s
 // each way and load from it at 331-335 (docs/benchmarks.md, the link measured).
@@ -682,29 +698,21 @@ __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(
   T* to_peer = reinterpret_cast<T*>(a.data[peer] + a.scratch_delta + (slot * 2 + me) * a.scratch_cap);
   const T* from_peer =
       reinterpret_cast<const T*>(a.data[me] + a.scratch_delta + (slot * 2 + peer) * a.scratch_cap);
-  for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step) {
-    const uint64_t k = (i - peer_lo) * N;
-    if (i < nfull) {
-      store<T, N>(to_peer + k, load_cg<T, N>(own + i * N));
-    } else {
-      for (uint64_t j = i * N; j < count; ++j) to_peer[k + (j - i * N)] = own[j];
-    }
-  }
+  for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step)
+    copy_item<T, N>(to_peer + (i - peer_lo) * N, own + i * N, i, nfull, count);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   T* dst = IN_PLACE ? own : out;
   for (uint64_t i = my_lo + gtid(); i < my_hi; i += step) {
     const uint64_t k = (i - my_lo) * N;
     if (i < nfull) {
-      const Pack<T, N> x = load_cg<T, N>(own + i * N), y = load_cg<T, N>(from_peer + k);
-      const Pack<T, N> in[2] = {me == 0 ? x : y, me == 0 ? y : x};  // rank order
-      const Pack<T, N> v = reduce_packs<T, N, OP, 2>(in, 2);
+      const Pack<T, N> v = reduce_two<T, N, OP>(load_cg<T, N>(own + i * N),
+                                                load_cg<T, N>(from_peer + k), me);
       store<T, N>(dst + i * N, v);
       store<T, N>(theirs + i * N, v);
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
-        const Pack<T, 1> x = load_cg<T, 1>(own + j), y = load_cg<T, 1>(from_peer + k + (j - i * N));
-        const Pack<T, 1> in[2] = {me == 0 ? x : y, me == 0 ? y : x};
-        const T v = reduce_packs<T, 1, OP, 2>(in, 2).v[0];
+        const T v = reduce_two<T, 1, OP>(load_cg<T, 1>(own + j),
+                                         load_cg<T, 1>(from_peer + k + (j - i * N)), me).v[0];
         dst[j] = v;
         theirs[j] = v;
       }
@@ -712,11 +720,8 @@ __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(
   }
   if (!coll_barrier(a, e + 2, 2, 2)) return;
   if constexpr (!IN_PLACE) {
-    for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step) {
-      if (i < nfull) store<T, N>(out + i * N, load_cg<T, N>(own + i * N));
-      else
-        for (uint64_t j = i * N; j < count; ++j) out[j] = load_cg<T, 1>(own + j).v[0];
-    }
+    for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step)
+      copy_item<T, N>(out + i * N, own + i * N, i, nfull, count);
   }
 }
 
@@ -996,7 +1001,7 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
         return launch<one_shot_ll_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
       }
     }
-    if (bytes <= a.scratch_cap && bytes <= tu.push_max_bytes) {
+    if (bytes <= push_one_shot_max_bytes(a.scratch_cap)) {
       if (out == nullptr)
         return launch<one_shot_push_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
                       static_cast<T*>(nullptr), unroll2);
@@ -1011,8 +1016,7 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
   Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
   if constexpr (W == 2) {
     // Half the items into the peer's scratch (see two_shot_push_kernel).
-    const uint64_t half_bytes = (items + 1) / 2 * sizeof(Pack<T, N>);
-    if (half_bytes <= a.scratch_cap && count * sizeof(T) <= tu.push_max_bytes) {
+    if (count * sizeof(T) <= push_two_shot_max_bytes(a.scratch_cap, 2)) {
       if (out == nullptr)
         return launch<two_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
                                                             static_cast<T*>(nullptr));

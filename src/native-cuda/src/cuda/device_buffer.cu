@@ -800,13 +800,11 @@ uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
 }
 
 uint64_t DeviceBuffer::push_one_shot_max_bytes() const {
-  return std::min(push_cap(), tuning().push_max_bytes);
+  return cuda::push_one_shot_max_bytes(push_cap());
 }
 
-// The launcher's own test (half the items fit one scratch slot) comes to the same bound, the slot
-// being a multiple of 256 bytes.
 uint64_t DeviceBuffer::push_two_shot_max_bytes() const {
-  return world_ == 2 ? std::min(2 * push_cap(), tuning().push_max_bytes) : 0;
+  return cuda::push_two_shot_max_bytes(push_cap(), world_);
 }
 
 DeviceBackend::DeviceBackend(const char* name, int device, int count, const char* device_name) {

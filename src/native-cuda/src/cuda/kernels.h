@@ -54,4 +54,16 @@ struct Tuning {
 extern thread_local int t_launch_device;
 const Tuning& tuning();
 
+// The largest all-reduce in bytes that each push kernel takes, for a push scratch of `scratch_cap`
+// bytes per [slot][rank]: the one-shot stores the whole input into a slot, the world-2 two-shot
+// half of it (half the items within a slot is the same bound, the slot being a multiple of 256
+// bytes). The launcher and AUTO both decide by these.
+inline uint64_t push_one_shot_max_bytes(uint64_t scratch_cap) {
+  return scratch_cap < tuning().push_max_bytes ? scratch_cap : tuning().push_max_bytes;
+}
+inline uint64_t push_two_shot_max_bytes(uint64_t scratch_cap, int world) {
+  if (world != 2) return 0;
+  return 2 * scratch_cap < tuning().push_max_bytes ? 2 * scratch_cap : tuning().push_max_bytes;
+}
+
 }  // namespace symmem::cuda

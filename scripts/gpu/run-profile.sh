@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Where the time of the all-reduce goes at the sizes that miss their goal (issue 31, item 4), with
+# Nsight Systems and Nsight Compute, world 2, bf16 sum, in place AUTO (the kernel the anchors compare),
+# under 8 minutes on 2 GPUs:
+#   1. native build (symmem_bench)
+#   2. symmem_bench --world 2 at each of SIZES alone, unprofiled: the times the profiles are read against
+#   3. Nsight Systems (when the machine has nsys), once per size: every kernel with the GPUs' metrics
+#      sampled every 5 us (NVLink, DRAM, SM activity); nsys_kernel_metrics.py averages the samples
+#      taken while each kind of kernel ran (how busy the link was during the push one-shot, the push
+#      two-shot, the pull two-shot) beside the kernels' durations without a profiler in their way
+#   4. Nsight Compute (when present) on the in-place AUTO of every size (symmem_bench --profile-all
+#      brackets it with cudaProfilerStart/Stop on both ranks): duration, NVLink bytes and throughput
+#      each way, DRAM throughput and the warp stall reasons (warps stalled per issued instruction:
+#      membar = a release waiting for the stores before it, long_scoreboard = loads, including the
+#      polls of a flag, lg_throttle = the memory queue full of stores).
+#      Both ranks are profiled, their profiled kernels started together (--lockstep-kernel-launch,
+#      where this ncu has it), since a kernel that waits for a peer measures the peer's lateness too;
+#      without lockstep only rank 0 is profiled and the table says so. Each metric pass runs the
+#      whole bench again (--replay-mode application: a kernel replayed alone would wait for a peer
+#      that ran once). Clocks and caches are left as they are.
+#   5. LAST: the unprofiled times, nsys's kernel lines and link figures, ncu's table, the steps
+# Never multicast. Logs go to $OUT.
+#   SIZES=4194304,8388608,67108864 bash scripts/gpu/run-profile.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 SYMMEM_DISABLE_MULTICAST=1
+export PATH=/usr/local/cuda/bin:$PATH
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+BUDGET=${BUDGET:-470}
+STEP_WIDTH=64
+. scripts/gpu/lib.sh
+B=${BUILD_DIR:-/tmp/symmem-profile-build}
+SIZES=${SIZES:-4194304,8388608,67108864}
+NGPU=$(gpu_count)
+NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+{
+  echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  commit: $(git rev-parse --short HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
+  echo "nsys: ${NSYS:-none} $([[ -n $NSYS ]] && "$NSYS" --version 2>&1 | head -1)"
+  echo "ncu: ${NCU:-none} $([[ -n $NCU ]] && "$NCU" --version 2>&1 | tail -1)"
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+if (( NGPU < 2 )); then echo "run-profile.sh: needs 2 GPUs, this machine has $NGPU"; exit 2; fi
+
+qstep "native build (symmem_bench)" 240 native.log bash -c "$(native_build_cmd "$B" symmem_bench)" || {
+  tail -20 "$OUT/native.log"; printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+IFS=, read -r -a sizes <<< "$SIZES"
+for s in "${sizes[@]}"; do
+  qstep "symmem_bench --world 2 at $s bytes" 60 bench.txt "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
+done
+
+if [[ -n $NSYS ]]; then
+  for s in "${sizes[@]}"; do
+    rep=/tmp/profile-$s
+    qstep "nsys at $s bytes (GPU metrics every 5 us)" 90 nsys.log "$NSYS" profile -o "$rep" --force-overwrite true \
+      --trace cuda --gpu-metrics-devices all --gpu-metrics-frequency 200000 \
+      "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own || continue
+    qstep "nsys export at $s bytes" 90 nsys.log "$NSYS" export --type sqlite --force-overwrite true -o "$rep.sqlite" "$rep.nsys-rep" || continue
+    echo "=== $s bytes" >> "$OUT/nsys-kernels.txt"
+    qstep "nsys: metrics while each kind of kernel ran, $s bytes" 90 nsys-kernels.txt \
+      python3 scripts/gpu/nsys_kernel_metrics.py "$rep.sqlite"
+  done
+else
+  note "nsys" "NOT RUN (no nsys on this machine)"
+fi
+
+if [[ -n $NCU ]]; then
+  "$NCU" --query-metrics > "$OUT/ncu-metrics.txt" 2>&1
+  metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  for m in nvlrx__bytes nvltx__bytes; do
+    grep -q "^$m " "$OUT/ncu-metrics.txt" && metrics+=",$m.sum,$m.sum.per_second"
+  done
+  # The stall reasons, each as warps stalled per issued instruction (their sum is the cycles between issues).
+  metrics+=',regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$'
+  common=(--target-processes all --profile-from-start off --replay-mode application --clock-control none
+          --cache-control none --metrics "$metrics" --print-units base --csv)
+  lo=${sizes[0]} hi=${sizes[0]}
+  for s in "${sizes[@]}"; do (( s < lo )) && lo=$s; (( s > hi )) && hi=$s; done
+  # symmem_bench runs the powers of two from lo to hi: the ncu table has a row per size in that range.
+  if "$NCU" --help 2>&1 | grep -q -- '--lockstep-kernel-launch'; then
+    qstep "ncu, both ranks in lockstep: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
+      --communicator tcp --communicator-num-peers 2 --lockstep-kernel-launch \
+      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all
+    lockstep=$?
+  else
+    note "ncu --lockstep-kernel-launch" "NOT IN THIS ncu: rank 0 only"
+    lockstep=1
+  fi
+  if (( lockstep != 0 )); then
+    qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
+      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one
+  fi
+else
+  note "ncu" "NOT RUN (no ncu on this machine)"
+fi
+
+echo "=== symmem_bench, unprofiled (us per op)"; grep -E "^ *(bytes|[0-9]+ )" "$OUT/bench.txt" 2>/dev/null | sort -u | head -12
+echo "=== nsys: kernels and the link while they ran"; grep -E "^(===|kernels|[a-z_]+<|  .*(NVL|NVLink|DRAM|SM))" "$OUT/nsys-kernels.txt" 2>/dev/null | head -60
+echo "=== ncu"
+python3 - "$OUT/ncu.csv" <<'PY' 2>&1 | head -80
+# One line per profiled kernel: process, size order, duration, NVLink each way, DRAM, the five largest stalls.
+import csv, re, sys
+rows = list(csv.reader(l for l in open(sys.argv[1], errors="replace") if l.startswith('"')))
+if not rows:
+    print("no ncu rows (see ncu.csv)"); sys.exit(0)
+head = rows[0]; col = {h: i for i, h in enumerate(head)}
+kernels = {}
+for r in rows[1:]:
+    if len(r) != len(head) or r[col["Metric Name"]] == "Metric Name": continue
+    k = re.search(r"(\w+<.*>)\s*\(", r[col["Kernel Name"]])
+    key = (r[col["Process ID"]], int(r[col["ID"]]), k.group(1) if k else r[col["Kernel Name"]][:60])
+    try: kernels.setdefault(key, {})[r[col["Metric Name"]]] = float(r[col["Metric Value"]].replace(",", ""))
+    except ValueError: pass
+for (pid, kid, name), m in sorted(kernels.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    t = m.get("gpu__time_duration.sum", 0) / 1000
+    line = f"pid {pid} #{kid} {name}: {t:.2f} us"
+    for d in ("nvltx", "nvlrx"):
+        if f"{d}__bytes.sum" in m:
+            line += f", {d} {m[f'{d}__bytes.sum'] / 1e6:.2f} MB at {m.get(f'{d}__bytes.sum.per_second', 0) / 1e9:.1f} GB/s"
+    line += f", DRAM {m.get('dram__throughput.avg.pct_of_peak_sustained_elapsed', 0):.1f} % of peak"
+    stalls = sorted(((v, k.replace("smsp__average_warps_issue_stalled_", "").replace("_per_issue_active.ratio", ""))
+                     for k, v in m.items() if "issue_stalled" in k), reverse=True)[:5]
+    line += "; stalls per issue: " + ", ".join(f"{n} {v:.1f}" for v, n in stalls)
+    print(line)
+PY
+echo "=== steps ($(elapsed) s)"; printf '%s\n' "${SUMMARY[@]}"
