@@ -15,7 +15,10 @@
 #   4. the same from Java: SYMMEM_BACKEND=nccl launch -n W bench allreduce --nccl (columns nccl,
 #      nccl-window in place, nccl-oop, nccl-window-oop out of place), timed as the native bench times
 #      (best of 2 rounds of ~100 ms, slowest rank), twice: C1 only (-XX:TieredStopAtLevel=1, what
-#      bin/symmem runs ranks with) and C2 (-XX:TieredStopAtLevel=4), so that C1's cost shows
+#      bin/symmem runs ranks with) and C2 (-XX:TieredStopAtLevel=4), so that C1's cost shows; beside
+#      each column the same calls made by NCCL's own C loop inside the JVM's process, on the same
+#      buffers (its -c columns): Java minus that is what the Java call costs, whatever the process
+#      does to NCCL
 #   5. native test_nccl_fake (the deadline/abort logic, lever and watchdog included) and test_nccl_gpu
 #      (windows, 200 cycles, abort with a window registered) on the real NCCL
 #   6. LAST: the table (NCCL C loop | C ABI | both from another device | Java C1 | Java C2, and the
@@ -156,32 +159,36 @@ for line in open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []:
         if key not in native or cell[0] < native[key][0]:
             native[key] = cell
 keys = {"plain-oop": "nccl_oop", "plain-ip": "nccl", "window-oop": "nccl_window_oop", "window-ip": "nccl_window"}
-def java_run(pattern):  # (variant, bytes) -> (us per op, host us per call), each cell's best over the passes
-    out = {}
+def java_run(pattern):  # (variant, bytes) -> (us per op, host us per call), each cell's best over the passes;
+    out = {}            # (variant + "@c", bytes): the same calls from NCCL's C loop inside the JVM's process
     for path in sorted(glob.glob(pattern)):
         doc = json.load(open(path))
         print("%s: %s; %s" % (os.path.basename(path), doc.get("java", "?"), doc.get("timing", "?")))
         for r in doc["allreduce"]:
             for v, k in keys.items():
-                if r.get(k + "_us") is not None:
-                    rank = r.get(k + "_slowest_rank")
-                    cell = (r[k + "_us"], r.get(k + "_host_us"), "?" if rank is None else str(rank))
-                    if (v, r["bytes"]) not in out or cell[0] < out[(v, r["bytes"])][0]:
-                        out[(v, r["bytes"])] = cell
+                for vv, kk in ((v, k), (v + "@c", k + "_c")):
+                    if r.get(kk + "_us") is not None:
+                        rank = r.get(kk + "_slowest_rank")
+                        cell = (r[kk + "_us"], r.get(kk + "_host_us"), "?" if rank is None else str(rank))
+                        if (vv, r["bytes"]) not in out or cell[0] < out[(vv, r["bytes"])][0]:
+                            out[(vv, r["bytes"])] = cell
     return out
 c1, c2 = java_run(sys.argv[2]), java_run(sys.argv[3])
 sizes = sorted({k[2] for k in native} | {k[1] for k in c1} | {k[1] for k in c2})
-fmt = "%-10s %10s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %8s  %s"
+fmt = "%-10s %10s %9s %9s %9s %9s %9s %9s %8s %8s %9s %8s %9s %9s %9s %9s %9s %8s  %s"
 print(fmt % ("variant", "bytes", "nccl C", "C ABI", "nccl oth", "ABI oth", "Java C1", "Java C2", "C1-nccl", "C2-nccl",
-             "host nccl", "host ABI", "host oth", "host C1", "host C2", "slowest", "Java <= nccl+1us (C1 C2)"))
+             "C in JVM", "C1-CJVM", "host nccl", "host ABI", "host oth", "host C1", "host C2", "slowest",
+             "Java <= nccl+1us (C1 C2), C1 <= C in JVM + 1us"))
 print("oth: the native call from a thread whose current device is another GPU (set before the warm-up), host oth:"
-      " ABI oth's; slowest: the rank whose time is reported, for nccl, ABI, nccl oth, ABI oth / Java C1, C2")
+      " ABI oth's; C in JVM: NCCL's own C loop inside the Java bench's process on its buffers (C1 run);"
+      " slowest: the rank whose time is reported, for nccl, ABI, nccl oth, ABI oth / Java C1, C2")
 worst = {}
 f = lambda x: "%.2f" % x if x is not None else "-"
 d = lambda x, y: "%+.2f" % (x - y) if x is not None and y is not None else "-"
 for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
     for b in sizes:
         n = native.get((v, "nccl", b)); a = native.get((v, "abi", b)); j1 = c1.get((v, b)); j2 = c2.get((v, b))
+        cj = c1.get((v + "@c", b))
         no = native.get((v, "nccl-otherdev", b)); ao = native.get((v, "abi-otherdev", b))
         slowest = "".join(m[2] if m else "-" for m in (n, a, no, ao)) + "/" + "".join(m[2] if m else "-" for m in (j1, j2))
         n0 = n and n[0]
@@ -189,11 +196,15 @@ for v in ("plain-oop", "plain-ip", "window-oop", "window-ip"):
         for name, j in (("C1", j1), ("C2", j2)):
             if j is not None and n is not None:
                 worst[(v, name)] = max(worst.get((v, name), -1e9), j[0] - n0)
+        if j1 is not None and cj is not None:
+            worst[(v, "C1 - C in JVM")] = max(worst.get((v, "C1 - C in JVM"), -1e9), j1[0] - cj[0])
+        in_jvm = "-" if j1 is None or cj is None else ("ok" if j1[0] <= cj[0] + 1.0 else "OVER")
         print(fmt % (v, b, f(n0), f(a and a[0]), f(no and no[0]), f(ao and ao[0]), f(j1 and j1[0]), f(j2 and j2[0]),
-                     d(j1 and j1[0], n0), d(j2 and j2[0], n0), f(n and n[1]), f(a and a[1]), f(ao and ao[1]),
-                     f(j1 and j1[1]), f(j2 and j2[1]), slowest, ok(j1) + " " + ok(j2)))
+                     d(j1 and j1[0], n0), d(j2 and j2[0], n0), f(cj and cj[0]), d(j1 and j1[0], cj and cj[0]),
+                     f(n and n[1]), f(a and a[1]), f(ao and ao[1]),
+                     f(j1 and j1[1]), f(j2 and j2[1]), slowest, ok(j1) + " " + ok(j2) + ", " + in_jvm))
 for (v, name), w in worst.items():
-    print("worst Java %s - nccl C, %s: %+.2f us" % (name, v, w))
+    print("worst Java %s, %s: %+.2f us" % (name if " - " in name else name + " - nccl C", v, w))
 PY
   if [[ -s /tmp/nccl-speed-clocks.txt ]]; then
     echo "===== GPU clocks per bench process (nvidia-smi every ~0.2 s: samples, mean SM / memory MHz, mean W, max C, clock-event reasons seen; then the samples with the GPU busy, utilization >= 90 %: their SM clock)"

@@ -610,6 +610,15 @@ symmem_status symmem_nccl_reduce(symmem_nccl_comm* comm, const void* send, void*
                                  int timeout_ms);
 symmem_status symmem_nccl_broadcast(symmem_nccl_comm* comm, const void* send, void* recv,
                                     uint64_t count, int dtype, int root, void* stream, int timeout_ms);
+/* A measurement aid: `times` (1 or more) all-reduces enqueued back to back by this one C call, each
+ * straight into NCCL as an application's own C loop calls it, under one deadline and one check of
+ * the communicator, as symmem_nccl_all_reduce. A bench that times it beside single calls from another
+ * language, in the same process on the same buffers, tells what that language adds per call from
+ * what the process does to NCCL (`symmem bench allreduce --nccl`, its -c columns). Not inside
+ * symmem_nccl_group_start/end (SYMMEM_ERR_STATE): a group would hold the calls until its end. */
+symmem_status symmem_nccl_all_reduce_repeated(symmem_nccl_comm* comm, const void* send, void* recv,
+                                              uint64_t count, int dtype, int op, void* stream,
+                                              int timeout_ms, int times);
 /* recv holds nranks * send_count elements (rank r's at [r*send_count, (r+1)*send_count)). */
 symmem_status symmem_nccl_all_gather(symmem_nccl_comm* comm, const void* send, void* recv,
                                      uint64_t send_count, int dtype, void* stream, int timeout_ms);

@@ -126,7 +126,19 @@ static void init_and_collectives_ok() {
   CHECK_OK(symmem_nccl_all_gather(c, buf, buf, 3, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_reduce_scatter(c, buf, buf, 3, 4, 4, nullptr, 1000));
   CHECK(fake_count("fake_nccl_collectives") == 5);
+  // The measurement aid: every repetition reaches NCCL; nothing for a bad count or inside a group.
+  CHECK_OK(symmem_nccl_all_reduce_repeated(c, buf, buf, 7, 7, 0, nullptr, 1000, 3));
+  CHECK(fake_count("fake_nccl_collectives") == 8);
+  CHECK_STATUS(symmem_nccl_all_reduce_repeated(c, buf, buf, 7, 7, 0, nullptr, 1000, 0),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("times must be >= 1, got 0");
+  CHECK_STATUS(symmem_nccl_all_reduce_repeated(c, buf, buf, 7, 12, 0, nullptr, 1000, 2),
+               SYMMEM_ERR_INVALID_ARGUMENT);  // a bad dtype, as for one call
+  CHECK(fake_count("fake_nccl_collectives") == 8);
   CHECK_OK(symmem_nccl_group_start());
+  CHECK_STATUS(symmem_nccl_all_reduce_repeated(c, buf, buf, 7, 7, 0, nullptr, 1000, 2), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("not inside symmem_nccl_group_start/end");
+  CHECK(fake_count("fake_nccl_collectives") == 8);
   CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_OK(symmem_nccl_all_reduce(c, buf, buf, 7, 7, 0, nullptr, 1000));
   CHECK_STATUS(symmem_nccl_comm_destroy(c, 1000), SYMMEM_ERR_STATE);  // in an open group

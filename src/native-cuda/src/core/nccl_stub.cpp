@@ -36,6 +36,10 @@ symmem_status symmem_nccl_comm_synchronize(symmem_nccl_comm*, void*, int) {
 symmem_status symmem_nccl_all_reduce(symmem_nccl_comm*, const void*, void*, uint64_t, int, int, void*, int) {
   return no_cuda("symmem_nccl_all_reduce");
 }
+symmem_status symmem_nccl_all_reduce_repeated(symmem_nccl_comm*, const void*, void*, uint64_t, int, int, void*,
+                                              int, int) {
+  return no_cuda("symmem_nccl_all_reduce_repeated");
+}
 symmem_status symmem_nccl_reduce(symmem_nccl_comm*, const void*, void*, uint64_t, int, int, int, void*, int) {
   return no_cuda("symmem_nccl_reduce");
 }

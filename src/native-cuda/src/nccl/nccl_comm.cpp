@@ -704,6 +704,31 @@ symmem_status symmem_nccl_all_reduce(symmem_nccl_comm* comm, const void* send, v
   });
 }
 
+symmem_status symmem_nccl_all_reduce_repeated(symmem_nccl_comm* comm, const void* send, void* recv,
+                                              uint64_t count, int dtype, int op, void* stream,
+                                              int timeout_ms, int times) {
+  return guarded("symmem_nccl_all_reduce_repeated", [&]() -> symmem_status {
+    CollArgs x{"allReduce", dtype, op, -1, count};
+    if (send == nullptr || recv == nullptr)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "allReduce: %s is NULL", send == nullptr ? "send" : "recv");
+    if (times < 1)
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT, "allReduce repeated: times must be >= 1, got %d", times);
+    if (t_group_depth > 0)
+      return fail(SYMMEM_ERR_STATE,
+                  "allReduce repeated: not inside symmem_nccl_group_start/end (the group would hold "
+                  "all %d calls until its end)",
+                  times);
+    return run_collective(comm, x, timeout_ms, [&](const Api* a) {
+      // Stops at the first call NCCL does not complete at once; run_collective handles that answer
+      // as a single call's (in progress: polled within the deadline; an error: the communicator).
+      int r = kSuccess;
+      for (int i = 0; i < times && r == kSuccess; ++i)
+        r = a->AllReduce(send, recv, count, dtype, op, comm->handle, stream);
+      return r;
+    });
+  });
+}
+
 symmem_status symmem_nccl_reduce(symmem_nccl_comm* comm, const void* send, void* recv,
                                  uint64_t count, int dtype, int op, int root, void* stream,
                                  int timeout_ms) {

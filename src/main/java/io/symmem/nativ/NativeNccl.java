@@ -125,6 +125,14 @@ public final class NativeNccl {
                     "symmem_nccl_all_reduce");
         }
 
+        /** {@code times} all-reduces enqueued by one native call that loops in C (symmem.h: a measurement aid). */
+        public void allReduceRepeated(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long count,
+                int dtype, int op, NativeStream stream, int timeoutMs, int times) {
+            Status.check(SymmemLibrary.symmem_nccl_all_reduce_repeated(openAddress(), address(send, sendOffset),
+                    address(recv, recvOffset), count, dtype, op, NativeStream.address(stream), timeoutMs, times),
+                    "symmem_nccl_all_reduce_repeated");
+        }
+
         public void reduce(DeviceMemory send, long sendOffset, DeviceMemory recv, long recvOffset, long count, int dtype,
                 int op, int root, NativeStream stream, int timeoutMs) {
             Status.check(SymmemLibrary.symmem_nccl_reduce(openAddress(), address(send, sendOffset), address(recv, recvOffset),

@@ -432,6 +432,10 @@ final class SymmemLibrary {
             @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, @Cast("void*") long stream,
             int timeoutMs);
 
+    static native int symmem_nccl_all_reduce_repeated(@Cast("symmem_nccl_comm*") long comm,
+            @Cast("const void*") long send, @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op,
+            @Cast("void*") long stream, int timeoutMs, int times);
+
     static native int symmem_nccl_reduce(@Cast("symmem_nccl_comm*") long comm, @Cast("const void*") long send,
             @Cast("void*") long recv, @Cast("uint64_t") long count, int dtype, int op, int root, @Cast("void*") long stream,
             int timeoutMs);

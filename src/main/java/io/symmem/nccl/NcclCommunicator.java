@@ -165,6 +165,25 @@ public final class NcclCommunicator implements AutoCloseable {
                 op.code(), stream, timeoutMs());
     }
 
+    /**
+     * A measurement aid: {@code times} calls of {@link #allReduce} with these arguments, enqueued back to back by one
+     * native call that loops in C, as an application's own C loop calls NCCL. Timed beside {@link #allReduce} in the
+     * same process and on the same buffers, it tells what a call from Java adds from what the process itself does to
+     * NCCL ({@code symmem bench allreduce --nccl}, its -c columns). Checks, deadline and abort as for one call.
+     */
+    public synchronized void allReduceRepeated(NcclBuffer send, NcclBuffer recv, long count, NcclDataType dtype,
+            NcclRedOp op, NativeStream stream, int times) {
+        String what = "allReduce repeated";
+        if (times < 1) {
+            throw new IllegalArgumentException(what + ": times must be >= 1, got " + times);
+        }
+        checkCommon(what, count, dtype, op, stream);
+        region(what, "send", send, count, dtype, 1);
+        region(what, "recv", recv, count, dtype, 1);
+        comm.allReduceRepeated(send.memory(), send.offsetBytes(), recv.memory(), recv.offsetBytes(), count, dtype.code(),
+                op.code(), stream, timeoutMs(), times);
+    }
+
     /** The reduction lands in recv on {@code root} only; recv may be null on the other ranks. */
     public synchronized void reduce(NcclBuffer send, NcclBuffer recv, long count, NcclDataType dtype, NcclRedOp op,
             int root, NativeStream stream) {

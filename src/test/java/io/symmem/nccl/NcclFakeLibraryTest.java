@@ -92,6 +92,12 @@ class NcclFakeLibraryTest {
                     .hasMessage("allReduce: dtype must not be null");
             assertThatThrownBy(() -> comm.allReduce(b, b, -1, NcclDataType.INT8, NcclRedOp.SUM, null))
                     .hasMessage("allReduce: count must be >= 0, got -1");
+            assertThatThrownBy(() -> comm.allReduceRepeated(b, b, 4, NcclDataType.FLOAT32, NcclRedOp.SUM, null, 0))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("allReduce repeated: times must be >= 1, got 0");
+            assertThatThrownBy(() -> comm.allReduceRepeated(b, b, 4, NcclDataType.FLOAT32, NcclRedOp.SUM, null, 3))
+                    .hasMessage("allReduce repeated: send is memory of the host backend; NCCL needs GPU memory (cuda, nccl or"
+                            + " nvshmem backend)");
             assertThatThrownBy(() -> comm.broadcast(b, b, 4, NcclDataType.FLOAT32, 2, null))
                     .hasMessage("broadcast: root must be in 0..1 (communicator of 2 ranks), got 2");
             assertThatThrownBy(() -> comm.reduce(b, null, 4, NcclDataType.FLOAT32, NcclRedOp.MAX, 1, null))

@@ -80,8 +80,9 @@ public class AllReduceBenchCommand implements Callable<Integer> {
 
     @Option(names = "--nccl", description = "Also time NCCL's allReduce through symmem's Java API: in place on plain device"
             + " memory (column nccl) and on the bench's symmetric buffer registered as an NCCL symmetric window (nccl-window),"
-            + " and out of place into a second buffer of each kind (nccl-oop, nccl-window-oop). Needs a GPU backend and NCCL"
-            + " (2.27+ for the window).")
+            + " and out of place into a second buffer of each kind (nccl-oop, nccl-window-oop); beside each, the same calls"
+            + " made by NCCL's own C loop in this process (nccl-c, nccl-window-c, ...), so that what a Java call adds shows"
+            + " apart from the process. Needs a GPU backend and NCCL (2.27+ for the window).")
     boolean nccl;
 
     @Override

@@ -42,6 +42,8 @@ final class CollectiveBenchRunner {
      */
     static final String NCCL_PLAIN = "nccl", NCCL_WINDOW = "nccl-window", NCCL_PLAIN_OOP = "nccl-oop",
             NCCL_WINDOW_OOP = "nccl-window-oop";
+    /** The suffix of an NCCL column's twin whose calls a C loop in this process makes ("nccl-window-c"). */
+    static final String C_LOOP_SUFFIX = "-c";
 
     private static final int BARRIER_CHANNEL = 2;
     /** Most launches one round sizes itself to (the native NCCL bench's cap). */
@@ -124,11 +126,12 @@ final class CollectiveBenchRunner {
                 if (nccl != null) {
                     NcclDataType dtype = NcclDataType.of(s.dtype());
                     NcclRedOp op = NcclRedOp.of(s.op());
-                    cells.record(NCCL_PLAIN, timer.time(memory, stream, plan, () -> nccl.plain(count, dtype, op, stream)));
-                    cells.record(NCCL_WINDOW, timer.time(memory, stream, plan, () -> nccl.window(count, dtype, op, stream)));
-                    cells.record(NCCL_PLAIN_OOP, timer.time(memory, stream, plan, () -> nccl.plainOutOfPlace(count, dtype, op, stream)));
-                    cells.record(NCCL_WINDOW_OOP, timer.time(memory, stream, plan,
-                            () -> nccl.windowOutOfPlace(count, dtype, op, stream)));
+                    // Each variant from Java, then the same calls from NCCL's own C loop in this process.
+                    for (NcclColumns.Variant v : NcclColumns.Variant.values()) {
+                        cells.record(v.column, timer.time(memory, stream, plan, () -> nccl.run(v, count, dtype, op, stream)));
+                        cells.record(v.cColumn(), timer.timeBatches(memory, stream, plan,
+                                n -> nccl.runInC(v, count, dtype, op, stream, n)));
+                    }
                 }
                 String picks = AllReduce.autoAlgorithm(memory, s.dtype(), count, s.inPlace()).id();
                 rows.add(new Row(count * s.dtype().bytes(), cells.micros(), cells.hostMicros(), cells.launches(),
@@ -150,10 +153,10 @@ final class CollectiveBenchRunner {
         List<String> columns = new ArrayList<>();
         s.algorithms().forEach(a -> columns.add(a.id()));
         if (s.nccl()) {
-            columns.add(NCCL_PLAIN);
-            columns.add(NCCL_WINDOW);
-            columns.add(NCCL_PLAIN_OOP);
-            columns.add(NCCL_WINDOW_OOP);
+            for (NcclColumns.Variant v : NcclColumns.Variant.values()) {
+                columns.add(v.column);
+                columns.add(v.cColumn());
+            }
         }
         return columns;
     }
@@ -174,7 +177,8 @@ final class CollectiveBenchRunner {
         if (s.nccl()) {
             out.println("nccl: NCCL's allReduce from Java (io.symmem.nccl), in place on plain device memory; nccl-window: the"
                     + " same on this symmetric buffer registered as an NCCL_WIN_COLL_SYMMETRIC window; -oop: out of place (into"
-                    + " a second plain buffer / a second window); busbw(best) is symmem's");
+                    + " a second plain buffer / a second window); -c: the same calls made by NCCL's own C loop in this process"
+                    + " (one Java call per round: what Java adds per call is the difference); busbw(best) is symmem's");
         }
         StringBuilder header = new StringBuilder(String.format("%12s", "bytes"));
         for (String c : columns()) {

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
 
@@ -91,6 +92,14 @@ final class LaunchTimer {
     }
 
     Timing time(SymmetricMemory memory, NativeStream stream, Plan plan, Runnable launch) {
+        return timeBatches(memory, stream, plan, one(launch));
+    }
+
+    /**
+     * The same with launches made in batches: {@code batch.accept(n)} makes n back-to-back launches itself (a native
+     * loop), so that the clock sees what that loop costs, not a Java call per launch.
+     */
+    Timing timeBatches(SymmetricMemory memory, NativeStream stream, Plan plan, LongConsumer batch) {
         Ranks ranks = new Ranks() {
             @Override
             public void lineUp() {
@@ -107,21 +116,33 @@ final class LaunchTimer {
                 return LaunchTimer.this.agree(values);
             }
         };
-        return measure(plan, launch, () -> memory.synchronize(stream), ranks, System::nanoTime);
+        return measureBatches(plan, batch, () -> memory.synchronize(stream), ranks, System::nanoTime);
+    }
+
+    /** n launches, one Java call each. */
+    private static LongConsumer one(Runnable launch) {
+        return n -> {
+            for (long i = 0; i < n; i++) {
+                launch.run();
+            }
+        };
     }
 
     /** The method of the class comment, on any clock (tests: a fake one). */
     static Timing measure(Plan plan, Runnable launch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
-        for (int i = 0; i < plan.warmup(); i++) {
-            launch.run();
+        return measureBatches(plan, one(launch), synchronize, ranks, nanoClock);
+    }
+
+    /** The same, each run of launches made by {@code batch} (which may loop natively). */
+    static Timing measureBatches(Plan plan, LongConsumer batch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
+        if (plan.warmup() > 0) {
+            batch.accept(plan.warmup());
         }
         synchronize.run();
         long n = plan.launches();
         if (n <= 0 || plan.warmupMs() > 0) {
             long t0 = nanoClock.getAsLong();
-            for (int i = 0; i < PROBE; i++) {
-                launch.run();
-            }
+            batch.accept(PROBE);
             synchronize.run();
             // Every rank derives its counts from the same (slowest) probe, so all launch equally often.
             double probeMicros = Math.max(ranks.maxOverRanks((nanoClock.getAsLong() - t0) / 1e3 / PROBE)[0], 0.5);
@@ -129,8 +150,8 @@ final class LaunchTimer {
                 n = fill(plan.minTimeMs(), probeMicros, MIN_LAUNCHES, plan.maxLaunches());
             }
             long jit = plan.warmupMs() > 0 ? fill(plan.warmupMs(), probeMicros, 0, plan.maxLaunches()) : 0;
-            for (long i = 0; i < jit; i++) {
-                launch.run();
+            if (jit > 0) {
+                batch.accept(jit);
             }
             synchronize.run();
         }
@@ -138,9 +159,7 @@ final class LaunchTimer {
         for (int round = 0; round < plan.rounds(); round++) {
             ranks.lineUp();
             long t0 = nanoClock.getAsLong();
-            for (long i = 0; i < n; i++) {
-                launch.run();
-            }
+            batch.accept(n);
             long t1 = nanoClock.getAsLong();
             synchronize.run();
             long t2 = nanoClock.getAsLong();

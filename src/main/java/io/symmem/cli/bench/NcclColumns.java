@@ -21,7 +21,8 @@ import java.util.List;
  * each in place and out of place (into a second plain buffer, or a second symmetric buffer that is a
  * window too: NCCL's symmetric kernels need both sides registered). On the nccl backend every buffer
  * already is a window of its group's communicator; on cuda the bench makes a communicator and
- * registers the buffers itself (NCCL registers any cuMem memory).
+ * registers the buffers itself (NCCL registers any cuMem memory). Each variant also as NCCL's own C loop in this
+ * process ({@link NcclCommunicator#allReduceRepeated}): the same calls on the same buffers, made by C.
  */
 final class NcclColumns implements AutoCloseable {
     private final NcclCommunicator communicator;
@@ -96,6 +97,48 @@ final class NcclColumns implements AutoCloseable {
 
     void windowOutOfPlace(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
         communicator.allReduce(windowBuffer, windowOut, count, dtype, op, stream);
+    }
+
+    /** One of the four variants: n calls from Java, or (cLoop) one Java call whose C loop makes the n calls. */
+    void run(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
+        switch (v) {
+            case PLAIN -> plain(count, dtype, op, stream);
+            case WINDOW -> window(count, dtype, op, stream);
+            case PLAIN_OOP -> plainOutOfPlace(count, dtype, op, stream);
+            case WINDOW_OOP -> windowOutOfPlace(count, dtype, op, stream);
+        }
+    }
+
+    /** n calls of the variant made by one C loop (in batches of at most Integer.MAX_VALUE). */
+    void runInC(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream, long n) {
+        NcclBuffer send = v.window ? windowBuffer : plainBuffer;
+        NcclBuffer recv = !v.outOfPlace ? send : v.window ? windowOut : plainOut;
+        for (long left = n; left > 0; left -= Integer.MAX_VALUE) {
+            communicator.allReduceRepeated(send, recv, count, dtype, op, stream, (int) Math.min(left, Integer.MAX_VALUE));
+        }
+    }
+
+    /** The variants, each with the column of its Java calls and of its C loop. */
+    enum Variant {
+        PLAIN(CollectiveBenchRunner.NCCL_PLAIN, false, false),
+        WINDOW(CollectiveBenchRunner.NCCL_WINDOW, true, false),
+        PLAIN_OOP(CollectiveBenchRunner.NCCL_PLAIN_OOP, false, true),
+        WINDOW_OOP(CollectiveBenchRunner.NCCL_WINDOW_OOP, true, true);
+
+        final String column;
+        final boolean window;
+        final boolean outOfPlace;
+
+        Variant(String column, boolean window, boolean outOfPlace) {
+            this.column = column;
+            this.window = window;
+            this.outOfPlace = outOfPlace;
+        }
+
+        /** The column of the same calls made by NCCL's own C loop in this process. */
+        String cColumn() {
+            return column + CollectiveBenchRunner.C_LOOP_SUFFIX;
+        }
     }
 
     private static void closeAll(List<AutoCloseable> owned, RuntimeException failure) {

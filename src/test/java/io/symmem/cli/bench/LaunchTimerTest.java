@@ -128,6 +128,27 @@ class LaunchTimerTest {
     }
 
     @Test
+    void batchesAreHandedWholeToTheLoopThatMakesThem() {
+        // A native loop: one call makes a whole batch; each launch in it costs 4 us, the call itself nothing more.
+        FakeDevice device = new FakeDevice(0, 0, 4_000, 0);
+        List<Long> batches = new ArrayList<>();
+        TwoRanks ranks = new TwoRanks(new double[] {4.0}, new double[] {4.0, 4.0}, new double[] {4.0, 4.0});
+        LaunchTimer.Plan plan = new LaunchTimer.Plan(10, 2, 0, 100, 20_000, 2);
+
+        LaunchTimer.Timing t = LaunchTimer.measureBatches(plan, n -> {
+            batches.add(n);
+            for (long i = 0; i < n; i++) {
+                device.launch();
+            }
+        }, device::synchronize, ranks, () -> device.clock);
+
+        assertThat(batches).as("warm-up, probe, 2 ms / 4 us for the JIT, then 100 ms / 4 us per round, one call each")
+                .containsExactly(10L, 10L, 500L, 20_000L, 20_000L);
+        assertThat(t.launches()).isEqualTo(20_000);
+        assertThat(t.micros()).isEqualTo(4.0);
+    }
+
+    @Test
     void aPlanThatCannotMeasureIsRefusedNamingItsValues() {
         assertThatThrownBy(() -> new LaunchTimer.Plan(10, 20, 0, 100, 20_000, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("rounds 0 >= 1");
