@@ -99,7 +99,7 @@ final class NcclColumns implements AutoCloseable {
         communicator.allReduce(windowBuffer, windowOut, count, dtype, op, stream);
     }
 
-    /** One of the four variants: n calls from Java, or (cLoop) one Java call whose C loop makes the n calls. */
+    /** One call of the variant, from Java. */
     void run(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
         switch (v) {
             case PLAIN -> plain(count, dtype, op, stream);
