@@ -8,15 +8,15 @@
 #      sampled every 5 us (NVLink, DRAM, SM activity); nsys_kernel_metrics.py averages the samples
 #      taken while each kind of kernel ran (how busy the link was during the push one-shot, the push
 #      two-shot, the pull two-shot) beside the kernels' durations without a profiler in their way
-#   4. Nsight Compute (when present) on the in-place AUTO of every size (symmem_bench --profile-all
-#      brackets it with cudaProfilerStart/Stop on both ranks): duration, NVLink bytes and throughput
+#   4. Nsight Compute (when present) on the in-place AUTO of every size (symmem_bench --profile-one
+#      brackets it with cudaProfilerStart/Stop): duration, NVLink bytes and throughput
 #      each way, DRAM throughput and the warp stall reasons (warps stalled per issued instruction:
 #      membar = a release waiting for the stores before it, long_scoreboard = loads, including the
 #      polls of a flag, lg_throttle = the memory queue full of stores).
-#      Both ranks are profiled, their profiled kernels started together (--lockstep-kernel-launch,
-#      where this ncu has it), since a kernel that waits for a peer measures the peer's lateness too;
-#      without lockstep rank 0 alone (its durations then mostly say how late the peer was, see
-#      docs/benchmarks.md), or with NCU_BOTH=1 both ranks unsynchronised, rank 0 alone if that fails. Each metric pass runs the
+#      Rank 0 alone by default: a kernel that waits for a peer measures the peer's lateness too, and
+#      this ncu (2025.3.1) cannot start the ranks' profiled kernels together, so its durations mostly
+#      say how late the peer was (docs/benchmarks.md); NCU_BOTH=1 profiles both ranks unsynchronised
+#      (their replays fell out of step with this ncu), rank 0 alone if that fails. Each metric pass runs the
 #      whole bench again (--replay-mode application: a kernel replayed alone would wait for a peer
 #      that ran once). Clocks and caches are left as they are.
 #   5. LAST: the unprofiled times, nsys's kernel lines and link figures, ncu's table, the steps
@@ -81,23 +81,19 @@ if [[ -n $NCU ]]; then
   lo=${sizes[0]} hi=${sizes[0]}
   for s in "${sizes[@]}"; do (( s < lo )) && lo=$s; (( s > hi )) && hi=$s; done
   # symmem_bench runs the powers of two from lo to hi: the ncu table has a row per size in that range.
-  if "$NCU" --help 2>&1 | grep -q -- '--lockstep-kernel-launch'; then
-    qstep "ncu, both ranks in lockstep: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
-      --communicator tcp --communicator-num-peers 2 --lockstep-kernel-launch \
-      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all
-    lockstep=$?
-  elif [[ ${NCU_BOTH:-0} == 1 ]]; then
+  # No lockstep here: ncu 2025.3.1 cannot start the ranks' profiled kernels together.
+  if [[ ${NCU_BOTH:-0} == 1 ]]; then
     # Both ranks under ncu, unsynchronised (with ncu 2025.3.1 the ranks' replays fell out of step and
     # both ranks ended at their deadlines in different collectives: docs/benchmarks.md).
-    note "ncu --lockstep-kernel-launch" "NOT IN THIS ncu: both ranks profiled, not in lockstep (NCU_BOTH=1)"
+    note "ncu" "both ranks profiled, not in lockstep (NCU_BOTH=1)"
     qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
       "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all
-    lockstep=$?
+    both=$?
   else
-    note "ncu --lockstep-kernel-launch" "NOT IN THIS ncu: rank 0 alone (its waits include the peer's lateness)"
-    lockstep=1
+    note "ncu" "rank 0 alone (its waits include the peer's lateness)"
+    both=1
   fi
-  if (( lockstep != 0 )); then
+  if (( both != 0 )); then
     qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
       "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one
   fi

@@ -20,8 +20,8 @@
 // column of the symmem stream. --profile-one: after each size's timed loops, rank 0 runs one more
 // in-place AUTO all-reduce (the kernel the anchors compare) between cudaProfilerStart and
 // cudaProfilerStop, for ncu --profile-from-start off (the other ranks run theirs unprofiled);
-// --profile-all: every rank brackets it (for ncu --lockstep-kernel-launch, which starts the
-// profiled kernels of all ranks together, as they run unprofiled).
+// --profile-all: every rank brackets it (for a profiler that starts the ranks' profiled kernels
+// together, as they run unprofiled).
 #include <cuda_profiler_api.h>
 #include <sys/mman.h>
 
