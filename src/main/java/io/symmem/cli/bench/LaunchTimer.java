@@ -100,6 +100,11 @@ final class LaunchTimer {
      * loop), so that the clock sees what that loop costs, not a Java call per launch.
      */
     Timing timeBatches(SymmetricMemory memory, NativeStream stream, Plan plan, LongConsumer batch) {
+        return timeAlternately(memory, stream, plan, List.of(batch)).get(0);
+    }
+
+    /** Several ways of making the same launches, their rounds alternated ({@link #measureAlternately}). */
+    List<Timing> timeAlternately(SymmetricMemory memory, NativeStream stream, Plan plan, List<LongConsumer> ways) {
         Ranks ranks = new Ranks() {
             @Override
             public void lineUp() {
@@ -116,7 +121,7 @@ final class LaunchTimer {
                 return LaunchTimer.this.agree(values);
             }
         };
-        return measureBatches(plan, batch, () -> memory.synchronize(stream), ranks, System::nanoTime);
+        return measureAlternately(plan, ways, () -> memory.synchronize(stream), ranks, System::nanoTime);
     }
 
     /** n launches, one Java call each. */
@@ -135,14 +140,24 @@ final class LaunchTimer {
 
     /** The same, each run of launches made by {@code batch} (which may loop natively). */
     static Timing measureBatches(Plan plan, LongConsumer batch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
+        return measureAlternately(plan, List.of(batch), synchronize, ranks, nanoClock).get(0);
+    }
+
+    /**
+     * Several ways of making the same launches, measured together: each warmed up, the round size from the first
+     * way's probe (every way launches as often), and the rounds taken way after way (round 1 of each, then round 2
+     * of each...), so that a drift of the machine over the measurement falls on every way alike. One timing per way.
+     */
+    static List<Timing> measureAlternately(Plan plan, List<LongConsumer> ways, Runnable synchronize, Ranks ranks,
+            LongSupplier nanoClock) {
         if (plan.warmup() > 0) {
-            batch.accept(plan.warmup());
+            ways.forEach(way -> way.accept(plan.warmup()));
         }
         synchronize.run();
         long n = plan.launches();
         if (n <= 0 || plan.warmupMs() > 0) {
             long t0 = nanoClock.getAsLong();
-            batch.accept(PROBE);
+            ways.get(0).accept(PROBE);
             synchronize.run();
             // Every rank derives its counts from the same (slowest) probe, so all launch equally often.
             double probeMicros = Math.max(ranks.maxOverRanks((nanoClock.getAsLong() - t0) / 1e3 / PROBE)[0], 0.5);
@@ -151,24 +166,28 @@ final class LaunchTimer {
             }
             long jit = plan.warmupMs() > 0 ? fill(plan.warmupMs(), probeMicros, 0, plan.maxLaunches()) : 0;
             if (jit > 0) {
-                batch.accept(jit);
+                for (LongConsumer way : ways) {
+                    way.accept(jit);
+                }
             }
             synchronize.run();
         }
-        Timing best = null;
+        Timing[] best = new Timing[ways.size()];
         for (int round = 0; round < plan.rounds(); round++) {
-            ranks.lineUp();
-            long t0 = nanoClock.getAsLong();
-            batch.accept(n);
-            long t1 = nanoClock.getAsLong();
-            synchronize.run();
-            long t2 = nanoClock.getAsLong();
-            Agreement slowest = ranks.agree((t2 - t0) / 1e3 / n, (t1 - t0) / 1e3 / n);
-            if (best == null || slowest.max()[0] < best.micros()) {
-                best = new Timing(slowest.max()[0], slowest.max()[1], n, slowest.slowestRank());
+            for (int w = 0; w < ways.size(); w++) {
+                ranks.lineUp();
+                long t0 = nanoClock.getAsLong();
+                ways.get(w).accept(n);
+                long t1 = nanoClock.getAsLong();
+                synchronize.run();
+                long t2 = nanoClock.getAsLong();
+                Agreement slowest = ranks.agree((t2 - t0) / 1e3 / n, (t1 - t0) / 1e3 / n);
+                if (best[w] == null || slowest.max()[0] < best[w].micros()) {
+                    best[w] = new Timing(slowest.max()[0], slowest.max()[1], n, slowest.slowestRank());
+                }
             }
         }
-        return best;
+        return List.of(best);
     }
 
     private static long fill(int millis, double probeMicros, long min, long max) {

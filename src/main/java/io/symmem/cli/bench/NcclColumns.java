@@ -109,6 +109,13 @@ final class NcclColumns implements AutoCloseable {
         }
     }
 
+    /** n calls of the variant, each from Java. */
+    void runTimes(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream, long n) {
+        for (long i = 0; i < n; i++) {
+            run(v, count, dtype, op, stream);
+        }
+    }
+
     /** n calls of the variant made by one C loop (in batches of at most Integer.MAX_VALUE). */
     void runInC(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream, long n) {
         NcclBuffer send = v.window ? windowBuffer : plainBuffer;

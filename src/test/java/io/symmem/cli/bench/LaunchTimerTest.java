@@ -149,6 +149,35 @@ class LaunchTimerTest {
     }
 
     @Test
+    void waysMeasuredTogetherAlternateTheirRoundsAndLaunchEquallyOften() {
+        // Way "java" costs 5 us a launch, way "c" 3 us; the clock is shared, so each round sees only its own way.
+        long[] clock = {0};
+        List<String> calls = new ArrayList<>();
+        java.util.function.LongConsumer java = n -> {
+            calls.add("java " + n);
+            clock[0] += n * 5_000;
+        };
+        java.util.function.LongConsumer c = n -> {
+            calls.add("c " + n);
+            clock[0] += n * 3_000;
+        };
+        TwoRanks ranks = new TwoRanks(new double[] {5.0}, new double[] {5.0, 5.0}, new double[] {3.0, 3.0},
+                new double[] {4.0, 4.0}, new double[] {2.5, 2.5});
+        LaunchTimer.Plan plan = new LaunchTimer.Plan(10, 1, 0, 10, 20_000, 2);
+
+        List<LaunchTimer.Timing> t = LaunchTimer.measureAlternately(plan, List.of(java, c), () -> { }, ranks, () -> clock[0]);
+
+        assertThat(calls).as("both warmed up, the first way's probe sizes every round (10 ms / 5 us), rounds alternate")
+                .containsExactly("java 10", "c 10", "java 10", "java 200", "c 200", "java 2000", "c 2000", "java 2000",
+                        "c 2000");
+        assertThat(ranks.lineUps).isEqualTo(4);
+        assertThat(t).hasSize(2);
+        assertThat(t.get(0).micros()).as("java: 5 us a launch in both rounds, rank 1 no slower").isEqualTo(5.0);
+        assertThat(t.get(1).micros()).as("c: its own 3 us, rank 1 no slower").isEqualTo(3.0);
+        assertThat(t.get(0).launches()).isEqualTo(t.get(1).launches()).isEqualTo(2000);
+    }
+
+    @Test
     void aPlanThatCannotMeasureIsRefusedNamingItsValues() {
         assertThatThrownBy(() -> new LaunchTimer.Plan(10, 20, 0, 100, 20_000, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("rounds 0 >= 1");
