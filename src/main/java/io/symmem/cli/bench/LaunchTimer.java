@@ -92,18 +92,14 @@ final class LaunchTimer {
     }
 
     Timing time(SymmetricMemory memory, NativeStream stream, Plan plan, Runnable launch) {
-        return timeBatches(memory, stream, plan, one(launch));
+        return timeAlternately(memory, stream, plan, List.of(one(launch))).get(0);
     }
 
     /**
-     * The same with launches made in batches: {@code batch.accept(n)} makes n back-to-back launches itself (a native
-     * loop), so that the clock sees what that loop costs, not a Java call per launch.
+     * Several ways of making the same launches, their rounds alternated ({@link #measureAlternately}). A way's
+     * {@code accept(n)} makes n back-to-back launches itself (a native loop may), so that the clock sees what that
+     * way costs, not a Java call per launch.
      */
-    Timing timeBatches(SymmetricMemory memory, NativeStream stream, Plan plan, LongConsumer batch) {
-        return timeAlternately(memory, stream, plan, List.of(batch)).get(0);
-    }
-
-    /** Several ways of making the same launches, their rounds alternated ({@link #measureAlternately}). */
     List<Timing> timeAlternately(SymmetricMemory memory, NativeStream stream, Plan plan, List<LongConsumer> ways) {
         Ranks ranks = new Ranks() {
             @Override
