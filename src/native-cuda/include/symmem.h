@@ -615,7 +615,8 @@ symmem_status symmem_nccl_broadcast(symmem_nccl_comm* comm, const void* send, vo
  * the communicator, as symmem_nccl_all_reduce. A bench that times it beside single calls from another
  * language, in the same process on the same buffers, tells what that language adds per call from
  * what the process does to NCCL (`symmem bench allreduce --nccl`, its -c columns). Not inside
- * symmem_nccl_group_start/end (SYMMEM_ERR_STATE): a group would hold the calls until its end. */
+ * symmem_nccl_group_start/end (SYMMEM_ERR_STATE): a group would hold the calls until its end. Needs
+ * NCCL 2.18+ (ncclCommSplit: the blocking data communicator), SYMMEM_ERR_UNSUPPORTED before. */
 symmem_status symmem_nccl_all_reduce_repeated(symmem_nccl_comm* comm, const void* send, void* recv,
                                               uint64_t count, int dtype, int op, void* stream,
                                               int timeout_ms, int times);

@@ -718,9 +718,17 @@ symmem_status symmem_nccl_all_reduce_repeated(symmem_nccl_comm* comm, const void
                   "allReduce repeated: not inside symmem_nccl_group_start/end (the group would hold "
                   "all %d calls until its end)",
                   times);
+    // The loop needs the blocking data communicator: a non-blocking one (NCCL without
+    // ncclCommSplit) answers a call in progress, and the next call may not follow until it is done.
+    const Api* api = nullptr;
+    if (symmem_status s = require_loaded(x.name, &api); s != SYMMEM_OK) return s;
+    if (api->CommSplit == nullptr)
+      return fail(SYMMEM_ERR_UNSUPPORTED,
+                  "allReduce repeated: needs NCCL 2.18 or later (ncclCommSplit, for a blocking "
+                  "communicator); this NCCL has none, call symmem_nccl_all_reduce %d times",
+                  times);
     return run_collective(comm, x, timeout_ms, [&](const Api* a) {
-      // Stops at the first call NCCL does not complete at once; run_collective handles that answer
-      // as a single call's (in progress: polled within the deadline; an error: the communicator).
+      // Stops at the first call that fails; run_collective handles that answer as a single call's.
       int r = kSuccess;
       for (int i = 0; i < times && r == kSuccess; ++i)
         r = a->AllReduce(send, recv, count, dtype, op, comm->handle, stream);
