@@ -131,12 +131,7 @@ final class LaunchTimer {
 
     /** The method of the class comment, on any clock (tests: a fake one). */
     static Timing measure(Plan plan, Runnable launch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
-        return measureBatches(plan, one(launch), synchronize, ranks, nanoClock);
-    }
-
-    /** The same, each run of launches made by {@code batch} (which may loop natively). */
-    static Timing measureBatches(Plan plan, LongConsumer batch, Runnable synchronize, Ranks ranks, LongSupplier nanoClock) {
-        return measureAlternately(plan, List.of(batch), synchronize, ranks, nanoClock).get(0);
+        return measureAlternately(plan, List.of(one(launch)), synchronize, ranks, nanoClock).get(0);
     }
 
     /**
@@ -147,7 +142,9 @@ final class LaunchTimer {
     static List<Timing> measureAlternately(Plan plan, List<LongConsumer> ways, Runnable synchronize, Ranks ranks,
             LongSupplier nanoClock) {
         if (plan.warmup() > 0) {
-            ways.forEach(way -> way.accept(plan.warmup()));
+            for (LongConsumer way : ways) {
+                way.accept(plan.warmup());
+            }
         }
         synchronize.run();
         long n = plan.launches();

@@ -83,46 +83,29 @@ final class NcclColumns implements AutoCloseable {
         LaunchTimer.fillRandom(plain, bytes, dtype, rank);
     }
 
-    void plain(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
-        communicator.allReduce(plainBuffer, plainBuffer, count, dtype, op, stream);
-    }
-
-    void plainOutOfPlace(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
-        communicator.allReduce(plainBuffer, plainOut, count, dtype, op, stream);
-    }
-
-    void window(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
-        communicator.allReduce(windowBuffer, windowBuffer, count, dtype, op, stream);
-    }
-
-    void windowOutOfPlace(long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
-        communicator.allReduce(windowBuffer, windowOut, count, dtype, op, stream);
-    }
-
-    /** One call of the variant, from Java. */
-    void run(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream) {
-        switch (v) {
-            case PLAIN -> plain(count, dtype, op, stream);
-            case WINDOW -> window(count, dtype, op, stream);
-            case PLAIN_OOP -> plainOutOfPlace(count, dtype, op, stream);
-            case WINDOW_OOP -> windowOutOfPlace(count, dtype, op, stream);
-        }
-    }
-
     /** n calls of the variant, each from Java. */
     void runTimes(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream, long n) {
+        NcclBuffer send = send(v), recv = recv(v);
         for (long i = 0; i < n; i++) {
-            run(v, count, dtype, op, stream);
+            communicator.allReduce(send, recv, count, dtype, op, stream);
         }
     }
 
     /** n calls of the variant made by one C loop (in batches of at most Integer.MAX_VALUE). */
     void runInC(Variant v, long count, NcclDataType dtype, NcclRedOp op, NativeStream stream, long n) {
-        NcclBuffer send = v.window ? windowBuffer : plainBuffer;
-        NcclBuffer recv = !v.outOfPlace ? send : v.window ? windowOut : plainOut;
+        NcclBuffer send = send(v), recv = recv(v);
         for (long left = n; left > 0; left -= Integer.MAX_VALUE) {
             communicator.allReduceRepeated(send, recv, count, dtype, op, stream, (int) Math.min(left, Integer.MAX_VALUE));
         }
+    }
+
+    private NcclBuffer send(Variant v) {
+        return v.window ? windowBuffer : plainBuffer;
+    }
+
+    /** In place: the input itself; out of place: the second buffer of the input's kind. */
+    private NcclBuffer recv(Variant v) {
+        return !v.outOfPlace ? send(v) : v.window ? windowOut : plainOut;
     }
 
     /** The variants, each with the column of its Java calls and of its C loop. */

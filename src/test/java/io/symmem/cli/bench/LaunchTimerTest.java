@@ -135,12 +135,12 @@ class LaunchTimerTest {
         TwoRanks ranks = new TwoRanks(new double[] {4.0}, new double[] {4.0, 4.0}, new double[] {4.0, 4.0});
         LaunchTimer.Plan plan = new LaunchTimer.Plan(10, 2, 0, 100, 20_000, 2);
 
-        LaunchTimer.Timing t = LaunchTimer.measureBatches(plan, n -> {
+        LaunchTimer.Timing t = LaunchTimer.measureAlternately(plan, List.of(n -> {
             batches.add(n);
             for (long i = 0; i < n; i++) {
                 device.launch();
             }
-        }, device::synchronize, ranks, () -> device.clock);
+        }), device::synchronize, ranks, () -> device.clock).get(0);
 
         assertThat(batches).as("warm-up, probe, 2 ms / 4 us for the JIT, then 100 ms / 4 us per round, one call each")
                 .containsExactly(10L, 10L, 500L, 20_000L, 20_000L);
