@@ -7,7 +7,8 @@
 #   2. NEW_TESTS (a ctest regex) once on this tree;
 #   3. each of AB_TESTS (test names) RUNS times on both builds, alternating; each of NEW_REPEAT
 #      NEW_RUNS times on this tree only;
-#   4. symmem_bench --world 2 (MIN_BYTES..MAX_BYTES, bf16 sum) BENCH_ROUNDS times on both, alternating;
+#   4. symmem_bench --world 2 (MIN_BYTES..MAX_BYTES, bf16 sum) BENCH_ROUNDS times on both, alternating,
+#      and on this tree again under each of NEW_ENVS (space-separated VAR=VALUE, one variant each);
 #   5. LAST: the last lines of every failed test run (a device run may not bring every log back),
 #      passes per test and build, the median of each bench column per build and their ratio.
 # Never multicast. Logs go to $OUT.
@@ -32,6 +33,7 @@ RUNS=${RUNS:-3}
 NEW_REPEAT=${NEW_REPEAT:-}
 NEW_RUNS=${NEW_RUNS:-5}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+read -r -a NEW_ENVS <<< "${NEW_ENVS:-}"
 MIN_BYTES=${MIN_BYTES:-4096}
 MAX_BYTES=${MAX_BYTES:-268435456}
 NGPU=$(gpu_count)
@@ -81,6 +83,11 @@ else
       qstep "symmem_bench, $side (round $i)" 120 "bench-$side.txt" \
         "$b/symmem_bench" --world 2 --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
     done
+    for k in "${!NEW_ENVS[@]}"; do
+      echo "### ${NEW_ENVS[$k]} $i" >> "$OUT/bench-env$k.txt"
+      qstep "symmem_bench, new with ${NEW_ENVS[$k]} (round $i)" 120 "bench-env$k.txt" \
+        env "${NEW_ENVS[$k]}" "$NEW_B/symmem_bench" --world 2 --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
+    done
   done
 fi
 
@@ -97,8 +104,10 @@ done
 for t in $NEW_REPEAT; do
   printf "  %-30s new %d of %d\n" "$t" "$(printf '%s\n' "${SUMMARY[@]}" | grep -c "^$t, new only .* PASS")" "$NEW_RUNS"
 done
-echo "=== symmem_bench: median per column over rounds (us), base -> new (new/base)"
-python3 - "$OUT/bench-base.txt" "$OUT/bench-new.txt" <<'EOF' 2>/dev/null
+for side in new "${!NEW_ENVS[@]}"; do
+[[ $side == new ]] && f=bench-new.txt label=new || f=bench-env$side.txt label="new with ${NEW_ENVS[$side]}"
+echo "=== symmem_bench: median per column over rounds (us), base -> $label (ratio)"
+python3 - "$OUT/bench-base.txt" "$OUT/$f" <<'EOF' 2>/dev/null
 import re, statistics, sys
 def read(path):
     cols, rows = None, {}
@@ -125,5 +134,6 @@ for n in sorted({k[0] for k in base}):
         cells.append("%-24s" % ("%.2f -> %.2f (%.2f)" % (b, v, v / b) if b and v else "-"))
     print("  %10d  " % n + "  ".join(cells))
 EOF
+done
 echo "=== steps ($(elapsed) s)"
 printf '%s\n' "${SUMMARY[@]}"

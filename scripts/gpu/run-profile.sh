@@ -4,6 +4,9 @@
 # under 8 minutes on 2 GPUs:
 #   1. native build (symmem_bench)
 #   2. symmem_bench --world 2 at each of SIZES alone, unprofiled: the times the profiles are read against
+#   2b. the kernels' own phase times (PHASES=1, the default; PHASE_SIZES, default SIZES): a build with
+#      -DSYMMEM_KERNEL_PHASES=ON, whose kernels time their phases block by block (cuda/kernel_phases.cuh)
+#      while both ranks run unprofiled; its bench's times show what the marks cost
 #   3. Nsight Systems (when the machine has nsys), once per size: every kernel with the GPUs' metrics
 #      sampled every 5 us (NVLink, DRAM, SM activity); nsys_kernel_metrics.py averages the samples
 #      taken while each kind of kernel ran (how busy the link was during the push one-shot, the push
@@ -36,7 +39,18 @@ B=${BUILD_DIR:-/tmp/symmem-profile-build}
 SIZES=${SIZES:-4194304,8388608,67108864}
 NGPU=$(gpu_count)
 NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+# The GPU image has no Nsight Systems: Debian's nsight-systems-target package (bookworm non-free, the
+# collector alone, 34 MB), carried as .gpu/nsys/*.deb, stands in. Its collector writes a .qdstrm
+# that only the host package's QdstrmImporter turns into a report, so the captures come back in $OUT
+# (xz) and are imported and exported on the build machine (scripts/gpu/nsys-import.sh).
+NSYS_RAW=0
+if [[ -z $NSYS ]] && ls .gpu/nsys/nsight-systems-target_*.deb >/dev/null 2>&1; then
+  mkdir -p /tmp/nsys-target
+  ( cd /tmp/nsys-target && ar x "$OLDPWD"/.gpu/nsys/nsight-systems-target_*.deb data.tar.xz && tar -xJf data.tar.xz ) \
+    && NSYS=$(ls /tmp/nsys-target/usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys 2>/dev/null) && NSYS_RAW=1
+fi
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+[[ ${NCU_RUN:-1} == 0 ]] && NCU=""  # NCU_RUN=0: leave Nsight Compute out
 {
   echo "date: $(date -u +%FT%TZ)  gpus: $NGPU  commit: $(git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
@@ -53,12 +67,34 @@ for s in "${sizes[@]}"; do
   qstep "symmem_bench --world 2 at $s bytes" 60 bench.txt "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
 done
 
+# The kernels' own phase times (a build with -DSYMMEM_KERNEL_PHASES=ON, cuda/kernel_phases.cuh): both
+# ranks unprofiled, every block's marks averaged over the bench's calls; printed at backend close.
+if [[ ${PHASES:-1} == 1 ]]; then
+  PB=${B}-phases
+  qstep "native build with SYMMEM_KERNEL_PHASES=ON" 240 native.log bash -c \
+    "cmake -S src/native-cuda -B '$PB' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON -DSYMMEM_KERNEL_PHASES=ON && cmake --build '$PB' -j16 --target symmem_bench" &&
+  IFS=, read -r -a psizes <<< "${PHASE_SIZES:-$SIZES}" &&
+  for s in "${psizes[@]}"; do
+    qstep "kernel phases at $s bytes" 60 phases.txt "$PB/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
+  done
+fi
+
 if [[ -n $NSYS ]]; then
   for s in "${sizes[@]}"; do
     rep=/tmp/profile-$s
+    # The capture covers the bench's bracketed loop of in-place AUTOs alone (--profile-iters, every
+    # rank): a capture of the whole run is 50 MB a size with the metrics at 200 kHz.
     qstep "nsys at $s bytes (GPU metrics every 5 us)" 90 nsys.log "$NSYS" profile -o "$rep" --force-overwrite true \
-      --trace cuda --gpu-metrics-devices all --gpu-metrics-frequency 200000 \
-      "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own || continue
+      --trace cuda --capture-range=cudaProfilerApi --wait primary --gpu-metrics-device "${NSYS_GPU:-all}" \
+      --gpu-metrics-frequency 200000 "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" \
+      --streams own --profile-all --profile-iters "${NSYS_ITERS:-300}"
+    # (nsys answers non-zero when the ranks it did not start outlive the bench: the capture counts.)
+    [[ -s $rep.qdstrm || -s $rep.nsys-rep ]] || continue
+    if (( NSYS_RAW )); then
+      # No importer here: the raw capture goes back for the build machine to import.
+      qstep "nsys capture at $s bytes into \$OUT (xz)" 60 nsys.log bash -c "ls -la $rep.* && xz -T0 -c $rep.qdstrm > '$OUT/profile-$s.qdstrm.xz' && ls -la '$OUT/profile-$s.qdstrm.xz'"
+      continue
+    fi
     qstep "nsys export at $s bytes" 90 nsys.log "$NSYS" export --type sqlite --force-overwrite true -o "$rep.sqlite" "$rep.nsys-rep" || continue
     echo "=== $s bytes" >> "$OUT/nsys-kernels.txt"
     qstep "nsys: metrics while each kind of kernel ran, $s bytes" 90 nsys-kernels.txt \
@@ -102,6 +138,8 @@ else
 fi
 
 echo "=== symmem_bench, unprofiled (us per op)"; grep -E "^ *(bytes|[0-9]+ )" "$OUT/bench.txt" 2>/dev/null | sort -u | head -12
+echo "=== kernel phases (us per call, block mean / slowest block)"
+grep -E "^ *[0-9]+ |symmem kernel phases" "$OUT/phases.txt" 2>/dev/null | sed 's/symmem kernel phases (device \([0-9]\)): /dev \1 /' | head -60
 echo "=== nsys: kernels and the link while they ran"; grep -E "^(===|kernels|[a-z_]+<|  .*(NVL|NVLink|DRAM|SM))" "$OUT/nsys-kernels.txt" 2>/dev/null | head -60
 echo "=== ncu"
 python3 - "$OUT/ncu.csv" <<'PY' 2>&1 | head -80

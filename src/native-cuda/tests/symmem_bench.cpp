@@ -1,7 +1,7 @@
 // symmem_bench: all-reduce latency and bus bandwidth of the cuda (or nvshmem) backend, one forked rank
 // per GPU.
 //   symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
-//                [--streams both|own|sym] [--profile-one | --profile-all]
+//                [--streams both|own|sym] [--profile-one | --profile-all] [--profile-iters N]
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
@@ -21,7 +21,8 @@
 // in-place AUTO all-reduce (the kernel the anchors compare) between cudaProfilerStart and
 // cudaProfilerStop, for ncu --profile-from-start off (the other ranks run theirs unprofiled);
 // --profile-all: every rank brackets it (for a profiler that starts the ranks' profiled kernels
-// together, as they run unprofiled).
+// together, as they run unprofiled). --profile-iters N: N back-to-back calls in the bracket instead of
+// one (for nsys --capture-range=cudaProfilerApi: a capture of the loop alone, not of the whole run).
 #include <cuda_profiler_api.h>
 #include <sys/mman.h>
 
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   uint64_t max_bytes = 256ull << 20;
   uint64_t min_bytes = 4096;
   int profile_ranks = 0;  // 0: none, 1: rank 0 (--profile-one), 2: all (--profile-all)
+  int profile_iters = 1;
   int dtype = SYMMEM_BFLOAT16;
   std::string streams = "both";
   for (int i = 1; i < argc; ++i) {
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
     else if (a == "--min-bytes" && i + 1 < argc) min_bytes = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--profile-one") profile_ranks = 1;
     else if (a == "--profile-all") profile_ranks = 2;
+    else if (a == "--profile-iters" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) profile_iters = std::atoi(argv[++i]);
     else if (a == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
       dtype = d == "fp32" ? SYMMEM_FLOAT32 : d == "fp16" ? SYMMEM_FLOAT16 : SYMMEM_BFLOAT16;
@@ -103,7 +106,8 @@ int main(int argc, char** argv) {
       streams = argv[++i];
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] "
-                           "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one | --profile-all]\n");
+                           "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one | --profile-all] "
+                           "[--profile-iters N>0]\n");
       return 2;
     }
   }
@@ -191,12 +195,12 @@ int main(int argc, char** argv) {
         CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
         sh->us[rank][si][v] = ms * 1000.0 / iters;
         if (profile_ranks > 0 && v == kAutoIp) {
-          // One more in-place AUTO at this size between cudaProfilerStart and Stop: the kernel
-          // `ncu --profile-from-start off` measures, on rank 0 or on every rank.
+          // More in-place AUTOs at this size between cudaProfilerStart and Stop (one by default: the
+          // kernel `ncu --profile-from-start off` measures), on rank 0 or on every rank.
           const bool profiled = profile_ranks == 2 || rank == 0;
           CHECK_OK(symmem_barrier(b, 0, timeout));
           if (profiled) CUDA_OK(cudaProfilerStart());
-          CHECK_OK(op());
+          for (int i = 0; i < profile_iters; ++i) CHECK_OK(op());
           CHECK_OK(symmem_stream_synchronize(b, s));
           if (profiled) CUDA_OK(cudaProfilerStop());
         }
@@ -292,7 +296,8 @@ int main(int argc, char** argv) {
   // The kernel tuning in effect (cuda_kernels.cu, SYMMEM_CUDA_*).
   for (const char* k : {"SYMMEM_CUDA_PDL", "SYMMEM_CUDA_PUSH_MAX_BYTES", "SYMMEM_CUDA_MIN_THREADS",
                         "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS",
-                        "SYMMEM_CUDA_LL_MAX_BYTES", "SYMMEM_CUDA_CE_SLOT_BYTES"})
+                        "SYMMEM_CUDA_LL_MAX_BYTES", "SYMMEM_CUDA_CE_SLOT_BYTES",
+                        "SYMMEM_CUDA_TWO_SHOT_CLAIM_ITEMS"})
     if (const char* v = std::getenv(k)) std::printf("  %s=%s\n", k, v);
   return 0;
 }

@@ -25,6 +25,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/driver.h"
 #include "cuda/fd_peers.h"
+#include "cuda/kernels.h"
 
 namespace symmem::cuda {
 namespace {
@@ -91,6 +92,7 @@ class CudaBackend final : public DeviceBackend {
  public:
   CudaBackend(int device, int count, const char* device_name)
       : DeviceBackend("cuda", device, count, device_name) {}
+  ~CudaBackend() override { report_kernel_phases(info_.device); }
   symmem_status alloc(uint64_t size_bytes, symmem_buffer** out) override {
     *out = nullptr;
     return CudaBuffer::create(info_.device, size_bytes, out);

@@ -33,6 +33,7 @@
 #include "core/tunables.h"
 #include "cuda/driver.h"
 #include "cuda/kernels.h"
+#include "cuda/kernel_phases.cuh"
 
 namespace symmem::cuda {
 namespace {
@@ -195,7 +196,9 @@ __global__ void memset32_kernel(uint32_t* p, uint32_t v, uint64_t n) {
 // kernel's first data loads; the word is advanced by the first coll_barrier, after its opening
 // __syncthreads, when every thread of the block has read it.
 __device__ __forceinline__ uint32_t enter_epoch(const CollArgs& a) {
+  const uint64_t entry = phases::entry_time();
   pdl_enter();
+  phases::mark_go(entry);
   return __ldcg(a.epochs + blockIdx.x);
 }
 
@@ -212,11 +215,13 @@ __device__ __forceinline__ void advance_epochs(const CollArgs& a, uint32_t next)
 // it waits, so that a barrier that times out leaves them as equal as a completed one.
 __device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int index, int total) {
   __syncthreads();
+  phases::mark_issued(index);
   if (index == 1) advance_epochs(a, e + 2);
   bool ok = true;
   const int t = threadIdx.x;
   if (t < a.world && t != a.rank) {
     st_release_sys(a.flags[t] + blockIdx.x * kMaxCollWorld + a.rank, e);
+    phases::mark_released(index);
     const uint32_t* mine = a.flags[a.rank] + blockIdx.x * kMaxCollWorld + t;
     Waiter w;
     while (static_cast<int32_t>(ld_acquire_sys(mine) - e) < 0)
@@ -226,7 +231,9 @@ __device__ __forceinline__ bool coll_barrier(const CollArgs& a, uint32_t e, int 
         break;
       }
   }
-  return __syncthreads_and(ok) != 0;
+  const bool all = __syncthreads_and(ok) != 0;
+  phases::mark_passed(index);
+  return all;
 }
 
 // ---- element types and vectors ------------------------------------------------------------------
@@ -383,6 +390,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_kernel(CollA
       }
     }
   }
+  phases::mark_end(phases::kOneShot, IN_PLACE, count * sizeof(T));
 }
 
 // ---- one-shot all-reduce, push ------------------------------------------------------------------
@@ -464,6 +472,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_push_kernel(
       for (uint64_t j = i * N; j < count; ++j) dst[j] = reduce_src<T, 1, OP, W>(src, world, j).v[0];
     }
   }
+  phases::mark_end(phases::kOneShotPush, IN_PLACE, count * sizeof(T));
 }
 
 // ---- one-shot all-reduce, low latency ----------------------------------------------------------
@@ -559,6 +568,7 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
         if (i * N + q < count) dst[i * N + q] = res.v[q];
     }
   }
+  phases::mark_end(phases::kOneShotLl, IN_PLACE, count * sizeof(T));
 }
 
 // ---- two-shot all-reduce ----------------------------------------------------------------------
@@ -590,11 +600,66 @@ __device__ __forceinline__ void copy_item(T* dst, const T* src, uint64_t i, uint
   }
 }
 
+// One item of the own slice: reduced from every rank's buffer and put where two_shot_put says.
+template <class T, int N, int OP, bool IN_PLACE, int W>
+__device__ __forceinline__ void two_shot_item(const CollArgs& a, T* out, uint64_t i, uint64_t nfull,
+                                              uint64_t count, int world) {
+  if (i < nfull) {
+    two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_at<T, N, OP, W>(a, i * N));
+  } else {
+    for (uint64_t j = i * N; j < count; ++j) {
+      const T v = reduce_at<T, 1, OP, W>(a, j).v[0];
+      if constexpr (IN_PLACE) {
+        for (int r = 0; r < world; ++r) reinterpret_cast<T*>(a.data[r])[j] = v;
+      } else {
+        out[j] = v;
+        reinterpret_cast<T*>(a.data[a.rank])[j] = v;
+      }
+    }
+  }
+}
+
+// In place, the blocks take the own slice's items in chunks (claim_items per thread of a block)
+// from a counter in the own pad region, so that a block the link serves faster takes more: with a
+// fixed share each, the slowest block ended 10 % after the mean one at 64 and 256 MiB and the
+// others idled meanwhile (the kernel phases, docs/benchmarks.md). Barrier 2 still pairs blocks:
+// each block signals after its own stores, and a rank passes it only once every block of every
+// peer has, which covers every chunk whichever block took it. (Out of place, block b gathers the
+// items that the peers' block b reduced, so there the share stays fixed.) The next claim is taken
+// while the current chunk is reduced; the last block to finish claiming resets the counter for
+// the next call, which starts only after this one has completed (stream order, or
+// griddepcontrol.wait).
+template <class T, int N, int OP, int W>
+__device__ __forceinline__ void two_shot_claimed(const CollArgs& a, uint64_t lo, uint64_t hi,
+                                                 uint64_t nfull, uint64_t count, int world,
+                                                 uint32_t claim_items) {
+  PadRegion* pad = reinterpret_cast<PadRegion*>(reinterpret_cast<char*>(a.epochs) - kEpochsOff);
+  const uint64_t chunk = uint64_t(blockDim.x) * claim_items;
+  __shared__ uint32_t next[2];
+  if (threadIdx.x == 0) next[0] = atomicAdd(&pad->two_shot_next, 1u);
+  __syncthreads();
+  for (int k = 0;; k ^= 1) {
+    const uint64_t c_lo = lo + uint64_t(next[k]) * chunk;
+    if (c_lo >= hi) break;
+    if (threadIdx.x == 0) next[k ^ 1] = atomicAdd(&pad->two_shot_next, 1u);
+    const uint64_t c_hi = min(hi, c_lo + chunk);
+    for (uint64_t i = c_lo + threadIdx.x; i < c_hi; i += blockDim.x)
+      two_shot_item<T, N, OP, true, W>(a, nullptr, i, nfull, count, world);
+    __syncthreads();  // the next claim is visible, and next[k] read by all before it is reused
+  }
+  if (threadIdx.x == 0 && atomicAdd(&pad->two_shot_done, 1u) == gridDim.x - 1) {
+    pad->two_shot_next = 0;
+    pad->two_shot_done = 0;
+  }
+}
+
 // unroll2: each thread takes items i and i + gsize() per pass, all 2 x world loads in flight
-// before the first add.
+// before the first add (with a fixed share only). claim_items > 0: in place, chunks claimed as
+// above (SYMMEM_CUDA_TWO_SHOT_CLAIM_ITEMS).
 template <class T, int N, int OP, bool IN_PLACE, int W>
 __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollArgs a, uint64_t count,
-                                                                           T* out, int unroll2) {
+                                                                           T* out, int unroll2,
+                                                                           uint32_t claim_items) {
   const uint32_t e = enter_epoch(a);
   const int world = world_of<W>(a);
   constexpr int kBarriers = IN_PLACE ? 2 : 3;
@@ -604,7 +669,10 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
   const uint64_t lo = per * a.rank, hi = min(items, lo + per);
   const uint64_t step = gsize();
   uint64_t i = lo + gtid();
-  if (unroll2) {
+  if (IN_PLACE && claim_items > 0) {
+    two_shot_claimed<T, N, OP, W>(a, lo, hi, nfull, count, world, claim_items);
+    i = hi;
+  } else if (unroll2) {
     const uint64_t full_hi = min(hi, nfull);
     for (; i + step < full_hi; i += 2 * step) {
       Pack<T, N> in0[W], in1[W];
@@ -614,21 +682,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
       two_shot_put<T, N, IN_PLACE, W>(a, out, i + step, reduce_packs<T, N, OP, W>(in1, world));
     }
   }
-  for (; i < hi; i += step) {
-    if (i < nfull) {
-      two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_at<T, N, OP, W>(a, i * N));
-    } else {
-      for (uint64_t j = i * N; j < count; ++j) {
-        const T v = reduce_at<T, 1, OP, W>(a, j).v[0];
-        if constexpr (IN_PLACE) {
-          for (int r = 0; r < world; ++r) reinterpret_cast<T*>(a.data[r])[j] = v;
-        } else {
-          out[j] = v;
-          reinterpret_cast<T*>(a.data[a.rank])[j] = v;
-        }
-      }
-    }
-  }
+  for (; i < hi; i += step) two_shot_item<T, N, OP, IN_PLACE, W>(a, out, i, nfull, count, world);
   if (!coll_barrier(a, e + 2, 2, kBarriers)) return;
   if constexpr (!IN_PLACE) {
     // Gather every other slice from its owner; visit owners starting after the own rank so the
@@ -651,6 +705,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
     }
     if (!coll_barrier(a, e + 3, 3, kBarriers)) return;
   }
+  phases::mark_end(phases::kTwoShot, IN_PLACE, count * sizeof(T));
 }
 
 // ---- two-shot all-reduce, push (world 2) -------------------------------------------------------
@@ -723,6 +778,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(
     for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step)
       copy_item<T, N>(out + i * N, own + i * N, i, nfull, count);
   }
+  phases::mark_end(phases::kTwoShotPush, IN_PLACE, count * sizeof(T));
 }
 
 // ---- copy-engine two-shot (world 2) ------------------------------------------------------------
@@ -1026,8 +1082,9 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
   const int unroll2 = tu.unroll >= 2 ? 1 : 0;
   if (out == nullptr)
     return launch<two_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
-                  static_cast<T*>(nullptr), unroll2);
-  return launch<two_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out, unroll2);
+                  static_cast<T*>(nullptr), unroll2, tu.claim_items);
+  return launch<two_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out, unroll2,
+                                                     0u);
 }
 
 template <class F>
@@ -1159,7 +1216,8 @@ const Tuning& tuning() {
                         tunable_or(Tunable::kCudaPushMaxBytes, ~uint64_t{0}),
                         get(Tunable::kCudaUnroll),
                         get(Tunable::kCudaDirectLaunch),
-                        tunable_or(Tunable::kCudaLlMaxBytes, ~uint64_t{0})};
+                        tunable_or(Tunable::kCudaLlMaxBytes, ~uint64_t{0}),
+                        static_cast<uint32_t>(tunable_value(Tunable::kCudaTwoShotClaimItems))};
   return t;
 }
 

@@ -27,6 +27,9 @@ cudaError_t launch_ce_finish(const CeArgs& a, int chunks, cudaStream_t s);
 // Loads the code of every kernel above on the current device (cudaFuncGetAttributes), so that no
 // launch loads one lazily while another thread's collective spins (see cuda_kernels.cu).
 cudaError_t load_all_kernels();
+// In a build with -DSYMMEM_KERNEL_PHASES=ON: the collective kernels' phase times on `device` (made
+// current), to stderr (cuda/kernel_phases.cuh); otherwise nothing.
+void report_kernel_phases(int device);
 // Largest in-place one-shot input in bytes.
 uint64_t one_shot_in_place_max_bytes();
 
@@ -47,6 +50,8 @@ struct Tuning {
   int direct_launch;     // 1: cuLaunchKernelEx with the function looked up once per device
   uint64_t ll_max_bytes;  // one-shot sends inputs up to this (and the area's capacity) as
                           // low-latency lines; 0: never
+  uint32_t claim_items;   // in-place two-shot: items per thread of a block in one claimed chunk
+                          // of the own slice; 0: a fixed share per block
 };
 
 // The device whose primary context DeviceBuffer::set_device made current on this thread, before

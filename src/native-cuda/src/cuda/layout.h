@@ -90,6 +90,10 @@ struct PadRegion {
   // Local only: chunk k's sequence number (epoch + k + 1) at [k], written at the start of each call
   // on the device; the copy engines copy the peer's flags from here (a signal that needs no SM).
   uint32_t ce_seq[kCeMaxChunks];
+  // Local only: the in-place two-shot's next chunk of the own slice to claim, and the count of its
+  // blocks that have finished claiming (the last one zeroes both for the next call).
+  uint32_t two_shot_next;
+  uint32_t two_shot_done;
 };
 
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
