@@ -42,7 +42,12 @@ NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems
 # The GPU image has no Nsight Systems: Debian's nsight-systems-target package (bookworm non-free, the
 # collector alone, 34 MB), carried as .gpu/nsys/*.deb, stands in. Its collector writes a .qdstrm
 # that only the host package's QdstrmImporter turns into a report, so the captures come back in $OUT
-# (xz) and are imported and exported on the build machine (scripts/gpu/nsys-import.sh).
+# (xz, in parts) for the build machine: there, with Debian's nsight-systems and
+# nsight-systems-target installed, `cat P.qdstrm.xz.part* | xz -d > P.qdstrm`,
+# `/usr/lib/nsight-systems/host-linux-x64/QdstrmImporter -i P.qdstrm`, `nsys export --type sqlite
+# -o P.sqlite P.nsys-rep`. On 2 x H100 (2026-11-27) that collector (2022.4) sampled the metrics only
+# for the capture's first 4.5 ms, before the kernels, and its CUDA trace made them 8 times slower
+# (docs/benchmarks.md): a newer nsys on the path is used first.
 NSYS_RAW=0
 if [[ -z $NSYS ]] && ls .gpu/nsys/nsight-systems-target_*.deb >/dev/null 2>&1; then
   mkdir -p /tmp/nsys-target
@@ -92,7 +97,10 @@ if [[ -n $NSYS ]]; then
     [[ -s $rep.qdstrm || -s $rep.nsys-rep ]] || continue
     if (( NSYS_RAW )); then
       # No importer here: the raw capture goes back for the build machine to import.
-      qstep "nsys capture at $s bytes into \$OUT (xz)" 60 nsys.log bash -c "ls -la $rep.* && xz -T0 -c $rep.qdstrm > '$OUT/profile-$s.qdstrm.xz' && ls -la '$OUT/profile-$s.qdstrm.xz'"
+      # In parts of at most 15 MB (a file over 16 MiB does not come back from the device machine):
+      # cat profile-S.qdstrm.xz.part* | xz -d > profile-S.qdstrm, then import it as said above.
+      qstep "nsys capture at $s bytes into \$OUT (xz, 15 MB parts)" 60 nsys.log bash -c "ls -la $rep.* &&
+        xz -T0 -c $rep.qdstrm | split -b 15000000 -d - '$OUT/profile-$s.qdstrm.xz.part' && ls -la '$OUT'/profile-$s.*"
       continue
     fi
     qstep "nsys export at $s bytes" 90 nsys.log "$NSYS" export --type sqlite --force-overwrite true -o "$rep.sqlite" "$rep.nsys-rep" || continue
