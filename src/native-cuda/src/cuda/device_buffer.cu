@@ -647,10 +647,13 @@ symmem_status DeviceBuffer::check() {
   if (err_host_->status == 0) return SYMMEM_OK;
   const ErrorRecord e{err_host_->status, err_host_->op,          err_host_->channel,
                       err_host_->peer,   err_host_->nbarriers, err_host_->timeout_ms};
-  // Clear for the next report: the record, then the device claim word.
+  // Clear for the next report: the record, then the device claim word. The in-place two-shot's
+  // chunk counter too: a kernel whose blocks gave up part way left it where they stopped, and a
+  // counter not at zero would make the next call skip chunks.
   std::memset(const_cast<ErrorRecord*>(err_host_), 0, sizeof(ErrorRecord));
   SYMMEM_TRY(set_device());
   cudaMemsetAsync(reinterpret_cast<void*>(local_ + kClaimOff), 0, 4, stream_);
+  cudaMemsetAsync(reinterpret_cast<void*>(local_ + kTwoShotClaimOff), 0, 8, stream_);
   cudaStreamSynchronize(stream_);
   if (e.status == kGaveUpAborted) return report_aborted(e);
   switch (e.op) {

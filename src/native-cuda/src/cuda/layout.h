@@ -107,6 +107,7 @@ constexpr uint64_t kCeFlagsOff = offsetof(PadRegion, ce_flags);
 constexpr uint64_t kCeEpochOff = offsetof(PadRegion, ce_epoch);
 constexpr uint64_t kCeBlocksDoneOff = offsetof(PadRegion, ce_blocks_done);
 constexpr uint64_t kCeSeqOff = offsetof(PadRegion, ce_seq);
+constexpr uint64_t kTwoShotClaimOff = offsetof(PadRegion, two_shot_next);  // and two_shot_done after it
 // The low-latency one-shot's lines are kept apart from the push scratch: a line counts as arrived
 // when its flag word equals the call's, and a push one-shot's raw data there could hold that value.
 constexpr uint64_t kLlOff = 64 * 1024;
@@ -138,6 +139,7 @@ static_assert(kHeaderOff + sizeof(Header) <= kEpochsOff, "the header ends before
 static_assert(kCeFlagsOff % 128 == 0 && kCeFlagsOff + sizeof(PadRegion::ce_flags) <= kClaimOff,
               "the copy-engine flags start a line and end before the claim");
 static_assert(sizeof(PadRegion) <= kLlOff, "the pad layout overlaps the low-latency area");
+static_assert(offsetof(PadRegion, two_shot_done) == kTwoShotClaimOff + 4, "one 8-byte reset clears both");
 
 // Host-mapped pinned memory, one per buffer. The first device-side timeout (or abort) wins the claim
 // word and fills this (status last); the host turns it into SYMMEM_ERR_TIMEOUT (or _ABORTED).
