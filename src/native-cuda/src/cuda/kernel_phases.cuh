@@ -22,7 +22,7 @@
 //   wait k  that to the block passing the barrier (the peer's signal seen, then __syncthreads)
 //   tail    the last barrier's end to the block's end (after a __syncthreads)
 //   total   start of work to the block's end
-// The globaltimer's resolution may be coarser than a phase (about 32 ns on Hopper): the means over
+// %globaltimer may tick more coarsely than a short phase lasts: the means over
 // thousands of calls are what to read.
 #pragma once
 #include <cstdint>
