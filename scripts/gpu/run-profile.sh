@@ -150,7 +150,7 @@ echo "=== kernel phases (us per call, block mean / slowest block)"
 grep -E "^ *[0-9]+ |symmem kernel phases" "$OUT/phases.txt" 2>/dev/null | sed 's/symmem kernel phases (device \([0-9]\)): /dev \1 /' | head -60
 echo "=== nsys: kernels and the link while they ran"; grep -E "^(===|kernels|[a-z_]+<|  .*(NVL|NVLink|DRAM|SM))" "$OUT/nsys-kernels.txt" 2>/dev/null | head -60
 echo "=== ncu"
-python3 - "$OUT/ncu.csv" <<'PY' 2>&1 | head -80
+[[ -f $OUT/ncu.csv ]] && python3 - "$OUT/ncu.csv" <<'PY' 2>&1 | head -80
 # One line per profiled kernel: process, size order, duration, NVLink each way, DRAM, the five largest stalls.
 import csv, re, sys
 rows = list(csv.reader(l for l in open(sys.argv[1], errors="replace") if l.startswith('"')))
