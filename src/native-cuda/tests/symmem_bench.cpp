@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
   for (const char* k : {"SYMMEM_CUDA_PDL", "SYMMEM_CUDA_PUSH_MAX_BYTES", "SYMMEM_CUDA_MIN_THREADS",
                         "SYMMEM_CUDA_UNROLL", "SYMMEM_CUDA_TWO_SHOT_BLOCKS", "SYMMEM_CUDA_THREADS",
                         "SYMMEM_CUDA_LL_MAX_BYTES", "SYMMEM_CUDA_CE_SLOT_BYTES",
-                        "SYMMEM_CUDA_TWO_SHOT_CLAIM_ITEMS"})
+                        "SYMMEM_CUDA_TWO_SHOT_CLAIM_ITEMS", "SYMMEM_CUDA_LL128_MAX_BYTES"})
     if (const char* v = std::getenv(k)) std::printf("  %s=%s\n", k, v);
   return 0;
 }

@@ -91,8 +91,9 @@ static int scratch_mismatch_rank(int rank) {
   else setenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "0", 1);
   const int rc = import_mismatch("cudascratch", rank, 8u << 20, [&] {
     const std::string mine = rank == 0 ? "4194304" : "0";
-    const std::string at_map = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; " + mine +
-                               " on this rank) must be the same on every rank";
+    const std::string at_map = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES and SYMMEM_CUDA_LL128_MAX_BYTES (which "
+                               "size the pad region; " + mine + " and 4194304 on this rank) must be the "
+                               "same on every rank";
     const std::string at_header = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=" + mine + " here";
     const char* err = symmem_last_error();
     if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
@@ -115,6 +116,27 @@ static int ll_mismatch_rank(int rank) {
     CHECK_ERROR_HAS("set both to the same values on every rank");
   });
   unsetenv("SYMMEM_CUDA_LL_MAX_BYTES");
+  return rc;
+}
+
+// SYMMEM_CUDA_LL128_MAX_BYTES different on the two ranks (rank 0 unset, 4 MiB; rank 1 0, no line
+// area): a 1 MiB one-shot would go as 128-byte lines on rank 0 and through the push scratch on rank
+// 1. The pad regions differ too, so import fails with MISMATCH on both ranks, naming the variable:
+// at cuMemMap (before the header can be read) or at the header check.
+static int ll128_mismatch_rank(int rank) {
+  if (rank == 0) unsetenv("SYMMEM_CUDA_LL128_MAX_BYTES");
+  else setenv("SYMMEM_CUDA_LL128_MAX_BYTES", "0", 1);
+  const int rc = import_mismatch("cudall128", rank, 1u << 20, [&] {
+    const std::string at_map = std::string("SYMMEM_CUDA_LL128_MAX_BYTES (which size the pad region; 4194304 and ") +
+                               (rank == 0 ? "4194304" : "0") + " on this rank)";
+    const std::string at_header = rank == 0 ? "rank 1 sends one-shots as 128-byte lines up to 0 bytes"
+                                            : "rank 0 sends one-shots as 128-byte lines up to 4194304 bytes";
+    const char* err = symmem_last_error();
+    if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
+      TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
+                at_map.c_str(), at_header.c_str());
+  });
+  unsetenv("SYMMEM_CUDA_LL128_MAX_BYTES");
   return rc;
 }
 
@@ -243,6 +265,7 @@ int main() {
   if (!run_ranks(2, 60, [](int r) { return mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return scratch_mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return ll_mismatch_rank(r); })) return 1;
+  if (!run_ranks(2, 60, [](int r) { return ll128_mismatch_rank(r); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, false); })) return 1;
   if (!run_ranks(2, 60, [](int r) { return overlap_rank(r, true); })) return 1;
   const int world = ngpu >= 2 ? 2 : 1;

@@ -2,12 +2,15 @@
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
 // stream and host-synchronously, memset32 and stream_write_value32. One-shots back to back with no
-// wait between them, alternating the low-latency lines and the push scratch.
+// wait between them, alternating the low-latency lines with the 128-byte lines (or, where ranks
+// share a GPU, with the push scratch). The largest size takes the 128-byte lines in one-shots
+// (float32 4 MB, bf16 2 MB) where every rank has a GPU of its own.
 // The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
 // from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
 // (out of place, world 4) the refusal is checked.
-// World 2 runs twice: as shipped (two-shot pushes through the scratch, which holds half of every size
-// here) and with SYMMEM_CUDA_PUSH_MAX_BYTES=0 (every all-reduce reads its peers: the pull kernels).
+// World 2 runs three times: as shipped (two-shot pushes through the scratch, which holds half of every
+// size here), with SYMMEM_CUDA_PUSH_MAX_BYTES=0 (every all-reduce reads its peers: the pull kernels),
+// and with SYMMEM_CUDA_LL128_MAX_BYTES=0 (the push one-shot where the 128-byte lines would go).
 #include <cstring>
 #include <cstdlib>
 #include <cuda_bf16.h>
@@ -344,6 +347,14 @@ static int rank_main(int rank, int world, int ngpu) {
     c.out = static_cast<char*>(saved) + 2;
     all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
     all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
+    // Outs aligned on some ranks and not on others: the line paths are chosen by size alone, so
+    // every rank takes the same one (low-latency lines at 1003 elements, 128-byte lines at 300007
+    // bf16 and 150001 float32, where the area has room).
+    c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 0 : 2);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 300007);
+    c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 4 : 0);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MAX, 150001);
     c.out = saved;
   }
   CHECK_OK(symmem_barrier(b, 0, kTimeout));
@@ -384,12 +395,16 @@ int main() {
   // The pull kernels of world 2, besides the push ones that its default run takes (unless the
   // caller chose the push bound).
   const bool push_max_given = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES") != nullptr;
-  std::vector<std::pair<int, bool>> runs;
+  const bool ll128_max_given = std::getenv("SYMMEM_CUDA_LL128_MAX_BYTES") != nullptr;
+  enum Variant { kShipped, kPull, kNoLl128 };
+  std::vector<std::pair<int, Variant>> runs;
   for (int world : worlds) {
-    runs.push_back({world, false});
-    if (world == 2 && !small && !push_max_given) runs.push_back({world, true});
+    runs.push_back({world, kShipped});
+    if (world == 2 && !small && !push_max_given) runs.push_back({world, kPull});
+    if (world == 2 && !small && !ll128_max_given) runs.push_back({world, kNoLl128});
   }
-  for (auto [world, pull] : runs) {
+  for (auto [world, variant] : runs) {
+    const bool pull = variant == kPull;
     if (small && world > 2) break;
     if (world > ngpu && !overlapping) {
       std::printf("world %d: SKIPPED (only %d GPUs; SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks per GPU)\n",
@@ -402,10 +417,16 @@ int main() {
       setenv("SYMMEM_CUDA_PUSH_MAX_BYTES", "0", 1);
       std::printf("world %d, pull kernels only (SYMMEM_CUDA_PUSH_MAX_BYTES=0)\n", world);
     }
+    if (variant == kNoLl128) {
+      setenv("SYMMEM_CUDA_LL128_MAX_BYTES", "0", 1);
+      std::printf("world %d, no 128-byte lines (SYMMEM_CUDA_LL128_MAX_BYTES=0)\n", world);
+    }
     const bool ok = run_ranks(world, 240, [&](int r) { return rank_main(r, world, ngpu); });
     if (pull) unsetenv("SYMMEM_CUDA_PUSH_MAX_BYTES");
+    if (variant == kNoLl128) unsetenv("SYMMEM_CUDA_LL128_MAX_BYTES");
     if (!ok) {
-      std::fprintf(stderr, "FAILED: world %d%s\n", world, pull ? " (pull kernels)" : "");
+      std::fprintf(stderr, "FAILED: world %d%s\n", world,
+                   pull ? " (pull kernels)" : variant == kNoLl128 ? " (no 128-byte lines)" : "");
       return 1;
     }
   }

@@ -29,6 +29,7 @@ enum class Tunable : int {
   kCudaCeMinBytes,
   kCudaLlMaxBytes,
   kCudaTwoShotClaimItems,
+  kCudaLl128MaxBytes,
   kCount
 };
 
@@ -78,10 +79,11 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "bytes: push one-shot scratch per slot and rank that a buffer's pad region is sized for at "
      "allocation, so that one-shot pushes (and AUTO in place runs one-shot) up to this size at "
      "world 2 (at world w up to 2/w of it); memory: a buffer of B bytes gets a pad region of "
-     "1088 KiB (the pad layout and the low-latency area) + 4 x min(B, this) rounded up to the allocation granularity (2 MiB: up to 18 MiB per buffer at "
-     "4 MiB, against 2 MiB with 0; buffers up to about 240 KiB cost nothing more); must be the same "
-     "on every rank (import fails otherwise); 0: no more than the 2 MiB pad region's spare room "
-     "(about 240 KiB at world 2)"},
+     "1088 KiB (the pad layout and the low-latency area) + 4 x min(B, this) + the 128-byte-line "
+     "area (SYMMEM_CUDA_LL128_MAX_BYTES) rounded up to the allocation granularity (2 MiB: this "
+     "scratch adds up to 16 MiB per buffer at 4 MiB; with both at 0 every pad region is 2 MiB); "
+     "must be the same on every rank (import fails otherwise); 0: no more than the pad region's "
+     "spare room"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset: world 1 runs "
      "one-shot at every size, world 2 too except where only the push two-shot fits the scratch)"},
@@ -115,6 +117,14 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "the push scratch) takes from its rank's slice, chunk after chunk, so that the blocks the "
      "link serves faster take more (on 2 x H100 1 was 3 % faster than a fixed share from 32 to "
      "256 MiB, 2 and 4 less); 0: a fixed share per block"},
+    {"SYMMEM_CUDA_LL128_MAX_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
+     "bytes: largest one-shot above the low-latency lines that sends its input as 128-byte lines "
+     "(120 data bytes and the call's flag, one warp's store each: no fence, no separate signal, "
+     "the receiver reduces each line as it lands); a buffer's pad region gets room for 2 slots x "
+     "2 ranks of lines for min(its size, this) (about 4.3 x that many bytes: up to 18 MiB more per "
+     "buffer at 4 MiB), so at world w up to 2/w of it; relies on a 128-byte line crossing NVLink "
+     "whole, as NCCL's LL128 does, and is used only when every rank has a GPU of its own; 0: "
+     "never, no such room; must be the same on every rank (import fails otherwise)"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
               "one spec per Tunable, in order");

@@ -500,8 +500,11 @@ __device__ __forceinline__ Pack<T, N> load_pack_or_zero(const T* own, uint64_t i
   return v;
 }
 
+// out_vec: out is 16-byte aligned (else its elements are stored one by one). The path must not
+// depend on it: it is each rank's own pointer, and every rank has to take the same path.
 template <class T, int N, int OP, bool IN_PLACE>
-__global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t count, T* out) {
+__global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t count, T* out,
+                                                          int out_vec) {
   static_assert(sizeof(Pack<T, N>) == kLlWords * 4, "low-latency lines carry 16-byte packs");
   const uint32_t e = enter_epoch(a);
   const uint64_t flag = uint64_t(e | 1u) << 32;
@@ -560,7 +563,7 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
       memcpy(&in[r], w, sizeof w);
     }
     const Pack<T, N> res = reduce_packs<T, N, OP, kMaxCollWorld>(in, a.world);
-    if (i < nfull) {
+    if (i < nfull && (IN_PLACE || out_vec)) {
       store<T, N>(dst + i * N, res);
     } else {
 #pragma unroll
@@ -569,6 +572,143 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
     }
   }
   phases::mark_end(phases::kOneShotLl, IN_PLACE, count * sizeof(T));
+}
+
+// ---- one-shot all-reduce, 128-byte lines ---------------------------------------------------------
+// For inputs above the low-latency lines up to SYMMEM_CUDA_LL128_MAX_BYTES, in an area of their own
+// (layout.h). A warp sends its input in chunks of kLl128ChunkWords 8-byte words as four 128-byte
+// lines: 8 lanes a line, 16 bytes a lane, and in each line's last word the call's flag. A line that
+// one warp instruction stores crosses NVLink as one write, and one warp load reads it whole, so a
+// receiver that finds the flag in a line's last word has its 15 data words too. That is what NCCL's
+// LL128 protocol relies on; between ranks on one GPU nothing promises it, so buffers whose ranks
+// share a GPU go without (DeviceBuffer::ll128_cap). As with the low-latency lines there is neither a
+// fence nor a separate signal: nothing waits for the link to drain before signalling, and each
+// chunk is reduced as soon as it has landed while later ones are still on their way (a warp sends
+// kLl128Lead chunks ahead of the one it waits for: at 4 MiB on 2 x H200, 1 ahead 16.4 us, 2 ahead
+// 16.8, 4 ahead 17.5). The push one-shot at 4 MiB spends a quarter of its kernel waiting for its
+// fence while the link drains and an eighth reducing after the wait (kernel phases,
+// docs/benchmarks.md). Flags, slots and in place as in the low-latency one-shot: the flag is the
+// epoch with its low bit set, under a tag in the high word (never 0, never the previous call's flag
+// in the slot), and a thread reduces exactly the words it sent.
+constexpr uint64_t kLl128Lead = 1;
+constexpr uint64_t kLl128FlagTag = uint64_t{0x4c4c3132} << 32;  // "LL12"
+constexpr uint64_t kLl128LineWords = 15;                         // data words of one line
+static_assert(4 * kLl128LineWords == kLl128ChunkWords && 4 * 128 == kLl128ChunkBytes,
+              "a chunk is a warp's four lines");
+
+__device__ __forceinline__ void st_volatile_v2(uint64_t* p, uint64_t x, uint64_t y) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(x), "l"(y) : "memory");
+}
+__device__ __forceinline__ void ld_volatile_v2(const uint64_t* p, uint64_t& x, uint64_t& y) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(p) : "memory");
+}
+
+// out_vec: out is 8-byte aligned (else its elements are stored one by one), as in the low-latency
+// one-shot.
+template <class T, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_ll128_kernel(CollArgs a,
+                                                                                 uint64_t count,
+                                                                                 T* out, int out_vec) {
+  constexpr int M = 8 / sizeof(T);  // elements of one word
+  static_assert(M * sizeof(T) == 8, "8-byte words");
+  using Word = Pack<T, M>;
+  const uint32_t e = enter_epoch(a);
+  const int world = world_of<W>(a);
+  const uint64_t flag = kLl128FlagTag | (e | 1u);
+  const uint64_t slot = e & 1u;
+  const uint64_t nwords = (count + M - 1) / M;
+  const uint64_t nchunks = (nwords + kLl128ChunkWords - 1) / kLl128ChunkWords;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  T* dst = IN_PLACE ? own : out;
+  const int lane = threadIdx.x & 31;
+  const uint64_t warp = gtid() / 32, nwarps = gsize() / 32;
+  // This lane's words of a chunk: pos, and pos + 1 except in a line's last lane, whose second word
+  // is the flag. Its 16 bytes of a chunk's lines: lane * 2 words in.
+  const uint64_t pos = (lane >> 3) * kLl128LineWords + (lane & 7) * 2;
+  const bool flag_lane = (lane & 7) == 7;
+  auto lines = [&](int to, int from) {
+    return reinterpret_cast<uint64_t*>(a.data[to] + a.ll128_delta + (slot * world + from) * a.ll128_cap);
+  };
+  auto load_word = [&](uint64_t w) -> uint64_t {
+    if (w >= nwords) return 0;
+    const T* p = own + w * M;
+    // A plain load, cached in L1: the receive loads the same word again (only this thread
+    // writes it, and only after that second load), and L1 still holds it then (ld.global.cg, which
+    // goes to L2 both times, was 0.6 us slower at 4 MiB on 2 x H200).
+    if ((w + 1) * M <= count) return *reinterpret_cast<const uint64_t*>(p);
+    Word v;
+#pragma unroll
+    for (int q = 0; q < M; ++q) v.v[q] = w * M + q < count ? p[q] : from_f<T>(0.f);
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return u;
+  };
+  auto store_word = [&](uint64_t w, const Word& v) {
+    if (w >= nwords) return;
+    T* p = dst + w * M;
+    if ((w + 1) * M <= count && (IN_PLACE || out_vec)) {
+      *reinterpret_cast<Word*>(p) = v;
+    } else {
+#pragma unroll
+      for (int q = 0; q < M; ++q)
+        if (w * M + q < count) p[q] = v.v[q];
+    }
+  };
+  auto send = [&](uint64_t c) {
+    const uint64_t w = c * kLl128ChunkWords + pos;
+    const uint64_t x = load_word(w), y = flag_lane ? flag : load_word(w + 1);
+#pragma unroll
+    for (int r = 0; r < W; ++r)
+      if (r < world && r != a.rank) st_volatile_v2(lines(r, a.rank) + c * (kLl128ChunkBytes / 8) + lane * 2, x, y);
+  };
+  // Waits for chunk c of every peer and reduces it with the own words; false: the wait gave up
+  // (lane 0 decides for the whole warp, which polls and leaves together).
+  auto receive = [&](uint64_t c) -> bool {
+    const uint64_t w = c * kLl128ChunkWords + pos;
+    Word in0[W], in1[W];
+#pragma unroll
+    for (int r = 0; r < W; ++r) {
+      if (r >= world) continue;
+      uint64_t x, y;
+      if (r == a.rank) {
+        x = load_word(w);
+        y = flag_lane ? 0 : load_word(w + 1);
+      } else {
+        const uint64_t* src = lines(a.rank, r) + c * (kLl128ChunkBytes / 8) + lane * 2;
+        Waiter wt;
+        for (;;) {
+          ld_volatile_v2(src, x, y);
+          const bool here = __shfl_sync(0xffffffffu, y, lane | 7) == flag;
+          if (__all_sync(0xffffffffu, here)) break;
+          const bool quit = __shfl_sync(0xffffffffu, int(wt.give_up(a.timeout_ns, a.claim, a.abort)), 0);
+          if (quit) {
+            // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
+            if (lane == 0) record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);
+            return false;
+          }
+        }
+      }
+      memcpy(&in0[r], &x, 8);
+      memcpy(&in1[r], &y, 8);
+    }
+    store_word(w, reduce_packs<T, M, OP, W>(in0, world));
+    if (!flag_lane) store_word(w + 1, reduce_packs<T, M, OP, W>(in1, world));
+    return true;
+  };
+  if (warp < nchunks) send(warp);
+  __syncthreads();  // every thread has read the block's epoch word before it is advanced
+  advance_epochs(a, e + 3);
+  uint64_t waited = warp;  // the next chunk to receive
+  for (uint64_t c = warp + nwarps, ahead = 1; c < nchunks; c += nwarps) {
+    send(c);
+    if (++ahead > kLl128Lead) {
+      if (!receive(waited)) return;
+      waited += nwarps;
+    }
+  }
+  for (; waited < nchunks; waited += nwarps)
+    if (!receive(waited)) return;
+  phases::mark_end(phases::kOneShotLl128, IN_PLACE, count * sizeof(T));
 }
 
 // ---- two-shot all-reduce ----------------------------------------------------------------------
@@ -1049,13 +1189,30 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     Grid g = grid_for(items, tu.one_shot_blocks, true);
     const uint64_t bytes = count * sizeof(T);
     const int unroll2 = tu.unroll >= 2 ? 1 : 0;
-    if constexpr (sizeof(Pack<T, N>) == kLlWords * 4) {
-      if (bytes <= tu.ll_max_bytes && 2 * items * sizeof(Pack<T, N>) <= a.ll_cap) {
-        if (out == nullptr)
-          return launch<one_shot_ll_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
-                                                            static_cast<T*>(nullptr));
-        return launch<one_shot_ll_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
-      }
+    // The line paths are chosen by size and area alone, never by out's alignment (each rank's
+    // own): they run whatever N is, with out's elements stored one by one where N is 1.
+    constexpr int NV = 16 / sizeof(T);
+    const int out_vec = N == NV ? 1 : 0;
+    const uint64_t vec_items = (count + NV - 1) / NV;
+    if (bytes <= tu.ll_max_bytes && 2 * vec_items * sizeof(Pack<T, NV>) <= a.ll_cap) {
+      const Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
+      if (out == nullptr)
+        return launch<one_shot_ll_kernel<T, NV, OP, true>>(gl.blocks, gl.threads, s, a, count,
+                                                           static_cast<T*>(nullptr), 1);
+      return launch<one_shot_ll_kernel<T, NV, OP, false>>(gl.blocks, gl.threads, s, a, count, out,
+                                                          out_vec);
+    }
+    if (bytes <= ll128_one_shot_max_bytes(a.ll128_cap)) {
+      // Full blocks split in two: the same threads on the same SMs (so the room a concurrent
+      // collective finds is unchanged), scheduled as twice the blocks (2 MiB 9.6 against 9.9 us,
+      // 4 MiB 16.3 against 16.4 on 2 x H200).
+      Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
+      if (gl.threads == 512 && 2 * gl.blocks <= kMaxBlocks) gl = {2 * gl.blocks, 256};
+      if (out == nullptr)
+        return launch<one_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
+                                                             static_cast<T*>(nullptr), 1);
+      return launch<one_shot_ll128_kernel<T, OP, false, W>>(gl.blocks, gl.threads, s, a, count, out,
+                                                            out_vec);
     }
     if (bytes <= push_one_shot_max_bytes(a.scratch_cap)) {
       if (out == nullptr)
@@ -1171,6 +1328,10 @@ void load_world_reductions(Loader& load) {
   load(one_shot_kernel<T, N, OP, false, W>);
   load(one_shot_push_kernel<T, N, OP, true, W>);
   load(one_shot_push_kernel<T, N, OP, false, W>);
+  if constexpr (N == 16 / sizeof(T)) {
+    load(one_shot_ll128_kernel<T, OP, true, W>);
+    load(one_shot_ll128_kernel<T, OP, false, W>);
+  }
   load(two_shot_kernel<T, N, OP, true, W>);
   load(two_shot_kernel<T, N, OP, false, W>);
   load(reduce_scatter_kernel<T, N, OP, W>);
@@ -1217,7 +1378,8 @@ const Tuning& tuning() {
                         get(Tunable::kCudaUnroll),
                         get(Tunable::kCudaDirectLaunch),
                         tunable_or(Tunable::kCudaLlMaxBytes, ~uint64_t{0}),
-                        static_cast<uint32_t>(tunable_value(Tunable::kCudaTwoShotClaimItems))};
+                        static_cast<uint32_t>(tunable_value(Tunable::kCudaTwoShotClaimItems)),
+                        tunable_value(Tunable::kCudaLl128MaxBytes)};
   return t;
 }
 

@@ -164,8 +164,8 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
             "cuMemGetAllocationGranularity(device %d)", device);
   // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
   // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
-  // A small buffer needs no more than its own size: up to about 240 KiB the pad region stays at
-  // one granularity (2 MiB), as with 0.
+  // A small buffer needs no more than its own size: up to about 116 KiB (with the 128-byte-line
+  // area below) the pad region stays at one granularity (2 MiB), as with both at 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
                                      round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
   // Copy-engine scratch: two slots of at most size / 8 (a call on the whole buffer then moves each
@@ -173,8 +173,12 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   const uint64_t ce_slot_max = tunable_value(Tunable::kCudaCeSlotBytes);
   const bool ce = ce_scratch && ce_slot_max > 0 && size_bytes >= tunable_value(Tunable::kCudaCeMinBytes);
   g->ce_slot = ce ? std::min(round_up(ce_slot_max, 4096), round_up(size_bytes / 8, 4096)) : 0;
-  g->pad_region =
-      round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank) + 2 * g->ce_slot, gran);
+  // SYMMEM_CUDA_LL128_MAX_BYTES: 2 slots x 2 ranks of lines, as the push scratch (0: none).
+  const uint64_t ll128_max = tunable_value(Tunable::kCudaLl128MaxBytes);
+  g->ll128_area = ll128_max > 0 ? 4 * ll128_lines_bytes(std::min(size_bytes, ll128_max)) : 0;
+  g->pad_region = round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank) +
+                               g->ll128_area + 2 * g->ce_slot,
+                           gran);
   g->total = g->pad_region + round_up(size_bytes, gran);
   return SYMMEM_OK;
 }
@@ -211,6 +215,7 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   pad_region_ = g.pad_region;
   total_ = g.total;
   ce_slot_ = g.ce_slot;
+  ll128_area_ = g.ll128_area;
   local_ = local;
   SYMMEM_TRY(set_device());
   cudaDeviceProp prop;
@@ -232,6 +237,9 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   // The low-latency lines too: memory a freed buffer left here may hold flags a new call expects.
   SYMMEM_RT(cudaMemsetAsync(static_cast<char*>(pad) + kLlOff, 0, kLlAreaBytes, stream_),
             "cudaMemsetAsync(low-latency area)");
+  if (ll128_area_ > 0)
+    SYMMEM_RT(cudaMemsetAsync(static_cast<char*>(pad) + ll128_off(), 0, ll128_area_, stream_),
+              "cudaMemsetAsync(128-byte-line area)");
   Header h;
   std::memset(&h, 0, sizeof h);
   h.magic = kMagic;
@@ -246,6 +254,8 @@ symmem_status DeviceBuffer::init_local(const Driver* d, int device, uint64_t siz
   h.ce_slot_bytes = ce_slot_;
   h.ll_max_bytes = tuning().ll_max_bytes;
   h.push_max_bytes = tuning().push_max_bytes;
+  h.ll128_max_bytes = tunable_value(Tunable::kCudaLl128MaxBytes);
+  h.ll128_area_bytes = ll128_area_;
   SYMMEM_RT(cudaMemcpyAsync(static_cast<char*>(pad) + kHeaderOff, &h, sizeof h,
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync(header)");
@@ -334,6 +344,17 @@ symmem_status DeviceBuffer::check_peer_header(int rank, int r, CUdeviceptr peer_
                 "every rank (unset is their default)",
                 r, static_cast<unsigned long long>(h2.ce_slot_bytes), rank,
                 static_cast<unsigned long long>(ce_slot_));
+  if (h2.ll128_max_bytes != tunable_value(Tunable::kCudaLl128MaxBytes) ||
+      h2.ll128_area_bytes != ll128_area_)
+    return fail(SYMMEM_ERR_MISMATCH,
+                "rank %d sends one-shots as 128-byte lines up to %llu bytes (SYMMEM_CUDA_LL128_MAX_BYTES "
+                "there, a %llu-byte area), rank %d up to %llu (a %llu-byte area): a rank waits for its "
+                "peers' lines where its own path puts them, so set SYMMEM_CUDA_LL128_MAX_BYTES to the "
+                "same value on every rank (unset is its default)",
+                r, static_cast<unsigned long long>(h2.ll128_max_bytes),
+                static_cast<unsigned long long>(h2.ll128_area_bytes), rank,
+                static_cast<unsigned long long>(tunable_value(Tunable::kCudaLl128MaxBytes)),
+                static_cast<unsigned long long>(ll128_area_));
   if (h2.pad_region_bytes != pad_region_) {
     const uint64_t mine = tunable_value(Tunable::kCudaPushScratchBytes);
     return fail(SYMMEM_ERR_MISMATCH,
@@ -381,6 +402,11 @@ symmem_status DeviceBuffer::finish_binding(int rank, int world,
   dev_pads_ = dev;
   bases_ = bases;
   bases_[rank] = local_;
+  // Every rank decides alike from the same uuids: all distinct, or no 128-byte lines anywhere.
+  own_gpus_ = true;
+  for (int i = 0; i < world; ++i)
+    for (int j = i + 1; j < world; ++j)
+      if (uuids[i] == uuids[j]) own_gpus_ = false;
   peer_uuid_ = std::move(uuids);
   rank_ = rank;
   world_ = world;
@@ -580,6 +606,8 @@ symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, 
   a->scratch_cap = push_cap();
   a->ll_delta = static_cast<int64_t>(kLlOff) - static_cast<int64_t>(pad_region_ + at);
   a->ll_cap = ll_capacity(world_);
+  a->ll128_delta = static_cast<int64_t>(ll128_off()) - static_cast<int64_t>(pad_region_ + at);
+  a->ll128_cap = ll128_cap();
   return SYMMEM_OK;
 }
 
@@ -770,7 +798,7 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
   static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
   const uint64_t min_two_shot_ip =
-      min_two_shot_ip_set ? min_two_shot_ip_env : push_cap() + 1;
+      min_two_shot_ip_set ? min_two_shot_ip_env : std::max(push_cap(), ll128_one_shot_max_bytes()) + 1;
   // In place at world 2 from SYMMEM_CUDA_CE_MIN_BYTES, where the buffer has the scratch (opt-in:
   // SYMMEM_CUDA_CE_SLOT_BYTES): the copy-engine two-shot (docs/cuda-backend.md).
   static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
@@ -782,8 +810,9 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // 18.5). At world 1 out of place, one-shot is a single copy and two-shot a copy in two passes
   // (H100: 62 against 82 us at 64 MiB), so one-shot at every size there.
   if (!in_place && world_ <= 2 && !min_two_shot_set) {
-    const bool two_shot_pushes = world_ == 2 && bytes > push_one_shot_max_bytes() &&
-                                 bytes <= push_two_shot_max_bytes();
+    const bool two_shot_pushes =
+        world_ == 2 && bytes > std::max(push_one_shot_max_bytes(), ll128_one_shot_max_bytes()) &&
+        bytes <= push_two_shot_max_bytes();
     return two_shot_pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT;
   }
   uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
@@ -794,12 +823,17 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
 }
 
 // The pull one-shot keeps its in-place results in registers (a bound from the grid); the push
-// one-shot reduces each item in the thread that pushed it, so in place it has no bound but the
-// scratch's (which is below the pull bound unless SYMMEM_CUDA_PUSH_SCRATCH_BYTES raised it).
+// and 128-byte-line one-shots reduce each item in the thread that sent it, so in place they have no
+// bound but their area's (which is below the pull bound unless SYMMEM_CUDA_PUSH_SCRATCH_BYTES or
+// SYMMEM_CUDA_LL128_MAX_BYTES raised it).
 uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
   const uint64_t pull = cuda::one_shot_in_place_max_bytes();
   if (world_ <= 0) return pull;
-  return std::max(pull, push_one_shot_max_bytes());
+  return std::max({pull, push_one_shot_max_bytes(), ll128_one_shot_max_bytes()});
+}
+
+uint64_t DeviceBuffer::ll128_one_shot_max_bytes() const {
+  return cuda::ll128_one_shot_max_bytes(ll128_cap());
 }
 
 uint64_t DeviceBuffer::push_one_shot_max_bytes() const {

@@ -26,6 +26,7 @@ struct Geometry {
   uint64_t pad_region = 0;  // bytes before the data
   uint64_t total = 0;       // the whole allocation
   uint64_t ce_slot = 0;     // one copy-engine scratch slot (two end the pad region); 0: none
+  uint64_t ll128_area = 0;  // the 128-byte-line one-shot's area (before the copy-engine slots)
 };
 // The geometry of a buffer of `size_bytes` on `device`, pad region and data each rounded up to the
 // recommended VMM granularity of that device. `ce_scratch`: whether the backend may give the buffer
@@ -120,6 +121,8 @@ class DeviceBuffer : public symmem_buffer {
   uint64_t pad_region_ = 0;  // bytes before the data (granularity-rounded)
   uint64_t total_ = 0;
   uint64_t ce_slot_ = 0;     // one copy-engine scratch slot; 0: none
+  uint64_t ll128_area_ = 0;  // the 128-byte-line one-shot's area; 0: none
+  bool own_gpus_ = false;    // after binding: every rank on a GPU of its own (no two share one)
   CUdeviceptr local_ = 0;
   std::vector<CUdeviceptr> bases_;  // after binding; bases_[rank_] == local_
   int rank_ = SYMMEM_RANK_SELF;
@@ -137,11 +140,18 @@ class DeviceBuffer : public symmem_buffer {
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
-  // The push scratch's capacity per [slot][rank]: the pad region before the copy-engine scratch.
-  uint64_t push_cap() const { return push_capacity(pad_region_ - 2 * ce_slot_, world_); }
+  // Where the 128-byte-line area starts in the pad region: before the copy-engine scratch.
+  uint64_t ll128_off() const { return pad_region_ - 2 * ce_slot_ - ll128_area_; }
+  // The push scratch's capacity per [slot][rank]: the pad region before the 128-byte-line area.
+  uint64_t push_cap() const { return push_capacity(ll128_off(), world_); }
+  // The 128-byte-line area's capacity per [slot][rank]; 0 where two ranks share a GPU: the lines
+  // rely on a 128-byte store crossing NVLink whole, which stores within one GPU do not promise.
+  uint64_t ll128_cap() const { return own_gpus_ ? ll128_capacity(ll128_area_, world_) : 0; }
   // Largest all-reduce input (bytes) that the push one-shot / the world-2 push two-shot takes.
   uint64_t push_one_shot_max_bytes() const;
   uint64_t push_two_shot_max_bytes() const;
+  // Largest all-reduce input (bytes) that the 128-byte-line one-shot takes.
+  uint64_t ll128_one_shot_max_bytes() const;
 
   // ---- copy-engine two-shot (all_reduce with SYMMEM_ALGO_TWO_SHOT_CE) ----
   // Why this call cannot run it (SYMMEM_ERR_UNSUPPORTED naming the reason), or SYMMEM_OK.

@@ -69,12 +69,13 @@ symmem_status FdPeers::map(const Driver* d, int device, uint64_t requested, uint
       if (cr == CUDA_ERROR_INVALID_VALUE || cr == CUDA_ERROR_NOT_SUPPORTED)
         return fail(SYMMEM_ERR_MISMATCH,
                     "rank %d's allocation cannot be mapped with this rank's size (%llu bytes "
-                    "requested, %llu allocated; CUresult %d): the buffer sizes or "
-                    "SYMMEM_CUDA_PUSH_SCRATCH_BYTES (which sizes the pad region; %llu on this "
-                    "rank) must be the same on every rank",
+                    "requested, %llu allocated; CUresult %d): the buffer sizes, "
+                    "SYMMEM_CUDA_PUSH_SCRATCH_BYTES and SYMMEM_CUDA_LL128_MAX_BYTES (which size "
+                    "the pad region; %llu and %llu on this rank) must be the same on every rank",
                     r, static_cast<unsigned long long>(requested),
                     static_cast<unsigned long long>(total), static_cast<int>(cr),
-                    static_cast<unsigned long long>(tunable_value(Tunable::kCudaPushScratchBytes)));
+                    static_cast<unsigned long long>(tunable_value(Tunable::kCudaPushScratchBytes)),
+                    static_cast<unsigned long long>(tunable_value(Tunable::kCudaLl128MaxBytes)));
       return fail_cu(cr, "cuMemMap of rank %d's buffer", r);
     }
     m.mapped = true;

@@ -52,6 +52,8 @@ struct Tuning {
                           // low-latency lines; 0: never
   uint32_t claim_items;   // in-place two-shot: items per thread of a block in one claimed chunk
                           // of the own slice; 0: a fixed share per block
+  uint64_t ll128_max_bytes;  // one-shot sends inputs up to this (and the area's capacity) as
+                             // 128-byte lines; 0: never
 };
 
 // The device whose primary context DeviceBuffer::set_device made current on this thread, before
@@ -65,6 +67,12 @@ const Tuning& tuning();
 // bytes). The launcher and AUTO both decide by these.
 inline uint64_t push_one_shot_max_bytes(uint64_t scratch_cap) {
   return scratch_cap < tuning().push_max_bytes ? scratch_cap : tuning().push_max_bytes;
+}
+// The largest all-reduce in bytes that the 128-byte-line one-shot takes, for `ll128_cap` bytes of
+// lines per [slot][rank].
+inline uint64_t ll128_one_shot_max_bytes(uint64_t ll128_cap) {
+  const uint64_t fits = ll128_max_input(ll128_cap);
+  return fits < tuning().ll128_max_bytes ? fits : tuning().ll128_max_bytes;
 }
 inline uint64_t push_two_shot_max_bytes(uint64_t scratch_cap, int world) {
   if (world != 2) return 0;

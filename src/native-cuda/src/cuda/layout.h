@@ -5,9 +5,10 @@
 //   [ pad region, rounded up to the allocation granularity ][ data, rounded up likewise ]
 // The pad region starts with a PadRegion (below); from kLlOff lies the low-latency one-shot's area
 // (kLlAreaBytes: 2 slots x world ranks of 8-byte lines), from kScratchOff the push one-shot scratch
-// (2 slots x world ranks x capacity; none where the region is smaller), and at the region's end
-// the copy-engine two-shot's scratch (2 slots of Header::ce_slot_bytes; none when 0). Both are
-// written by peers and read locally. Kernels find a peer's scratch from their own pad region's
+// (2 slots x world ranks x capacity; none where the region is smaller), then the 128-byte-line
+// one-shot's area (Header::ll128_area_bytes: 2 slots x world ranks of lines; none when 0), and at
+// the region's end the copy-engine two-shot's scratch (2 slots of Header::ce_slot_bytes; none when
+// 0). All are written by peers and read locally. Kernels find a peer's scratch from their own pad region's
 // size, so every rank's pad region has the same size (the header carries it; import checks it).
 #pragma once
 #include <cstddef>
@@ -27,7 +28,9 @@ constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 // 4: the copy-engine two-shot's flags, epoch and scratch (Header::ce_slot_bytes).
 // 5: the low-latency one-shot's area (kLlOff) before the push scratch, which starts later; the
 //    header carries the one-shot's path settings.
-constexpr uint32_t kLayoutVersion = 5;
+// 6: the 128-byte-line one-shot's area before the copy-engine scratch; the header carries its size
+//    and SYMMEM_CUDA_LL128_MAX_BYTES.
+constexpr uint32_t kLayoutVersion = 6;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -43,6 +46,8 @@ struct Header {
   // unset): a rank that sends lines waits for lines, so every rank must choose alike.
   uint64_t ll_max_bytes;
   uint64_t push_max_bytes;
+  uint64_t ll128_max_bytes;   // SYMMEM_CUDA_LL128_MAX_BYTES at alloc
+  uint64_t ll128_area_bytes;  // the 128-byte-line area (before the copy-engine scratch); 0: none
 };
 
 // The copy-engine two-shot's flags (PadRegion::ce_flags), each written by the one peer on a line
@@ -119,6 +124,26 @@ constexpr uint64_t kScratchOff = kLlOff + kLlAreaBytes;
 constexpr uint64_t ll_capacity(int world) {
   return kLlAreaBytes / (2 * uint64_t(world < 1 ? 1 : world)) / 256 * 256;
 }
+
+// The 128-byte-line one-shot: a warp moves a chunk of kLl128ChunkWords 8-byte words of input as
+// four 128-byte lines, each 15 data words and the call's flag in the last word (kLl128ChunkBytes of
+// lines per chunk).
+constexpr uint64_t kLl128ChunkWords = 60;
+constexpr uint64_t kLl128ChunkBytes = 512;
+// Bytes of lines that an input of `bytes` bytes takes.
+constexpr uint64_t ll128_lines_bytes(uint64_t bytes) {
+  return ((bytes + 7) / 8 + kLl128ChunkWords - 1) / kLl128ChunkWords * kLl128ChunkBytes;
+}
+// Bytes of lines per [slot][rank] in an area of `area` bytes at `world` ranks (whole chunks).
+constexpr uint64_t ll128_capacity(uint64_t area, int world) {
+  return area / (2 * uint64_t(world < 1 ? 1 : world)) / kLl128ChunkBytes * kLl128ChunkBytes;
+}
+// The largest input whose lines fit `cap` bytes.
+constexpr uint64_t ll128_max_input(uint64_t cap) {
+  return cap / kLl128ChunkBytes * kLl128ChunkWords * 8;
+}
+static_assert(ll128_lines_bytes(ll128_max_input(4 * kLl128ChunkBytes)) == 4 * kLl128ChunkBytes,
+              "the largest input of a capacity fits it exactly");
 
 // Push one-shot scratch per [slot][rank] in a pad region of `pad_region` bytes at `world` ranks.
 constexpr uint64_t push_capacity(uint64_t pad_region, int world) {
@@ -199,6 +224,10 @@ struct CollArgs {
   // Low-latency one-shot area: own area minus own data[rank], and bytes of lines per [slot][rank].
   int64_t ll_delta;
   uint64_t ll_cap;
+  // 128-byte-line one-shot area: own area minus own data[rank], and bytes of lines per
+  // [slot][rank] (0: none, or not every rank has a GPU of its own).
+  int64_t ll128_delta;
+  uint64_t ll128_cap;
 };
 
 // The copy-engine two-shot's kernels (world 2): chunk sequence numbers are *epoch + k, k from 1.

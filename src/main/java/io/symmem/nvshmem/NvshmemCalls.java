@@ -38,6 +38,14 @@ public interface NvshmemCalls {
 
     String PUSH_SCRATCH_VARIABLE = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES";
 
+    /**
+     * {@value #LL128_MAX_VARIABLE} as libsymmem will read it at the next allocation: it sizes the pad
+     * region's area for the 128-byte-line one-shot, so nvshmem_malloc's size depends on it too.
+     */
+    long ll128MaxBytes();
+
+    String LL128_MAX_VARIABLE = "SYMMEM_CUDA_LL128_MAX_BYTES";
+
     static NvshmemCalls nativeCalls() {
         return new NvshmemCalls() {
             @Override
@@ -83,6 +91,11 @@ public interface NvshmemCalls {
             @Override
             public long pushScratchBytes() {
                 return NativeTunables.value(PUSH_SCRATCH_VARIABLE);
+            }
+
+            @Override
+            public long ll128MaxBytes() {
+                return NativeTunables.value(LL128_MAX_VARIABLE);
             }
         };
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,8 +28,8 @@ import org.jboss.logging.Logger;
  * enters NVSHMEM's bootstrap, and the bootstrap itself is watched for the rendezvous deadline;</li>
  * <li>allocate and free (nvshmem_malloc/free): every rank states which call it makes (its sequence
  * number, size and group); they must agree, whatever group each buffer is for; an allocation also
- * states SYMMEM_CUDA_PUSH_SCRATCH_BYTES, which sizes the buffer's pad region and so the
- * nvshmem_malloc;</li>
+ * states SYMMEM_CUDA_PUSH_SCRATCH_BYTES and SYMMEM_CUDA_LL128_MAX_BYTES, which size the buffer's pad
+ * region and so the nvshmem_malloc;</li>
  * <li>teams (nvshmem_team_split_strided) and finalize, likewise.</li>
  * </ul>
  * The agreements run on exchanges of their own, so that the rounds of other groups never shift them.
@@ -188,9 +189,10 @@ public final class NvshmemWorld {
     private void agreeHeapCall(String kind, String group, long sizeBytes, Duration timeout) {
         requireJoined(kind);
         long call = heapCalls++;
-        // Only an allocation's size depends on it; a free states -1.
-        long pushScratch = kind.equals("allocate") ? this.calls.pushScratchBytes() : -1;
-        HeapCall mine = new HeapCall(kind, call, sizeBytes, group, pushScratch);
+        // Only an allocation's size depends on them; a free states -1.
+        boolean allocate = kind.equals("allocate");
+        HeapCall mine = new HeapCall(kind, call, sizeBytes, group, allocate ? this.calls.pushScratchBytes() : -1,
+                allocate ? this.calls.ll128MaxBytes() : -1);
         List<byte[]> all;
         try {
             all = heap.allGather(mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
@@ -213,17 +215,25 @@ public final class NvshmemWorld {
                     + "allocate and free the same sizes in the same order (whatever group each buffer is for), but heap "
                     + "call " + call + " differs: " + each + "; nothing was allocated or freed");
         }
-        boolean sameScratch = calls.stream().allMatch(c -> c.pushScratchBytes == first.pushScratchBytes);
-        if (!sameScratch) {
-            StringBuilder each = new StringBuilder();
-            for (int r = 0; r < calls.size(); r++) {
-                each.append(r == 0 ? "" : ", ").append("rank ").append(r).append(": ").append(calls.get(r).pushScratchBytes);
-            }
-            throw new NvshmemMismatchException("heap call " + call + " (" + mine + ") needs the same nvshmem_malloc size "
-                    + "on all " + worldSize + " ranks, but " + NvshmemCalls.PUSH_SCRATCH_VARIABLE + ", which sizes each "
-                    + "buffer's pad region, differs (" + each + "): set " + NvshmemCalls.PUSH_SCRATCH_VARIABLE
-                    + " to the same value on every rank (unset is its default); nothing was allocated");
+        requireSameSetting(call, mine, calls, NvshmemCalls.PUSH_SCRATCH_VARIABLE, HeapCall::pushScratchBytes);
+        requireSameSetting(call, mine, calls, NvshmemCalls.LL128_MAX_VARIABLE, HeapCall::ll128MaxBytes);
+    }
+
+    /** Refuses heap call {@code call} where the ranks state different values of a setting that sizes the pad region. */
+    private void requireSameSetting(long call, HeapCall mine, List<HeapCall> calls, String variable,
+            ToLongFunction<HeapCall> value) {
+        long first = value.applyAsLong(calls.get(0));
+        if (calls.stream().allMatch(c -> value.applyAsLong(c) == first)) {
+            return;
         }
+        StringBuilder each = new StringBuilder();
+        for (int r = 0; r < calls.size(); r++) {
+            each.append(r == 0 ? "" : ", ").append("rank ").append(r).append(": ").append(value.applyAsLong(calls.get(r)));
+        }
+        throw new NvshmemMismatchException("heap call " + call + " (" + mine + ") needs the same nvshmem_malloc size "
+                + "on all " + worldSize + " ranks, but " + variable + ", which sizes each buffer's pad region, differs ("
+                + each + "): set " + variable + " to the same value on every rank (unset is its default); nothing was "
+                + "allocated");
     }
 
     /**
@@ -365,12 +375,13 @@ public final class NvshmemWorld {
     }
 
     /** One rank's statement of the heap call it is about to make. */
-    private record HeapCall(String kind, long call, long sizeBytes, String group, long pushScratchBytes) {
+    private record HeapCall(String kind, long call, long sizeBytes, String group, long pushScratchBytes,
+            long ll128MaxBytes) {
         byte[] encode() {
             byte[] k = kind.getBytes(StandardCharsets.UTF_8);
             byte[] g = group.getBytes(StandardCharsets.UTF_8);
-            return ByteBuffer.allocate(4 + k.length + 16 + 4 + g.length + 8).putInt(k.length).put(k).putLong(call)
-                    .putLong(sizeBytes).putInt(g.length).put(g).putLong(pushScratchBytes).array();
+            return ByteBuffer.allocate(4 + k.length + 16 + 4 + g.length + 16).putInt(k.length).put(k).putLong(call)
+                    .putLong(sizeBytes).putInt(g.length).put(g).putLong(pushScratchBytes).putLong(ll128MaxBytes).array();
         }
 
         static HeapCall decode(byte[] bytes) {
@@ -382,8 +393,9 @@ public final class NvshmemWorld {
             byte[] g = new byte[b.getInt()];
             b.get(g);
             long pushScratch = b.getLong();
+            long ll128Max = b.getLong();
             return new HeapCall(new String(k, StandardCharsets.UTF_8), call, size, new String(g, StandardCharsets.UTF_8),
-                    pushScratch);
+                    pushScratch, ll128Max);
         }
 
         @Override

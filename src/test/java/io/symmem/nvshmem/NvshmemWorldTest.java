@@ -56,6 +56,8 @@ class NvshmemWorldTest {
         volatile int liveBuffers;
         /** SYMMEM_CUDA_PUSH_SCRATCH_BYTES per rank as libsymmem would read it; absent: its default. */
         final Map<Integer, Long> pushScratch = new ConcurrentHashMap<>();
+        /** SYMMEM_CUDA_LL128_MAX_BYTES per rank likewise. */
+        final Map<Integer, Long> ll128Max = new ConcurrentHashMap<>();
 
         FakeNvshmem(int world) {
             this.world = world;
@@ -120,6 +122,11 @@ class NvshmemWorldTest {
                 @Override
                 public long pushScratchBytes() {
                     return pushScratch.getOrDefault(rank, 4L << 20);
+                }
+
+                @Override
+                public long ll128MaxBytes() {
+                    return ll128Max.getOrDefault(rank, 4L << 20);
                 }
             };
         }
@@ -261,6 +268,29 @@ class NvshmemWorldTest {
                     .hasMessageContaining("SYMMEM_CUDA_PUSH_SCRATCH_BYTES, which sizes each buffer's pad region, differs")
                     .hasMessageContaining("rank 0: 4194304, rank 1: 0, rank 2: 4194304, rank 3: 4194304")
                     .hasMessageContaining("to the same value on every rank").hasMessageContaining("nothing was allocated");
+        }
+        assertThat(mallocs).as("no rank entered nvshmem_malloc").hasValue(0);
+    }
+
+    @Test
+    void anAllocationWithDifferentLl128SettingsIsRefusedOnEveryRankNamingEachValue() throws Exception {
+        // Same size and push scratch everywhere, but rank 2 runs with SYMMEM_CUDA_LL128_MAX_BYTES=0: its
+        // pad region has no 128-byte-line area, so its nvshmem_malloc would be smaller than the others'.
+        FakeNvshmem nv = new FakeNvshmem(WORLD);
+        nv.ll128Max.put(2, 0L);
+        AtomicInteger mallocs = new AtomicInteger();
+        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
+            try (TcpStoreClient store = ranks.client()) {
+                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                return w.allocate("world", 8 << 20, TIMEOUT, mallocs::incrementAndGet);
+            }
+        }));
+        for (Throwable e : errors) {
+            assertThat(e).isInstanceOf(NvshmemMismatchException.class)
+                    .hasMessageContaining("heap call 0 (allocate 8388608 bytes for group 'world')")
+                    .hasMessageContaining("SYMMEM_CUDA_LL128_MAX_BYTES, which sizes each buffer's pad region, differs")
+                    .hasMessageContaining("rank 0: 4194304, rank 1: 4194304, rank 2: 0, rank 3: 4194304")
+                    .hasMessageNotContaining("SYMMEM_CUDA_PUSH_SCRATCH_BYTES").hasMessageContaining("nothing was allocated");
         }
         assertThat(mallocs).as("no rank entered nvshmem_malloc").hasValue(0);
     }
@@ -563,6 +593,10 @@ class NvshmemWorldTest {
 
         public long pushScratchBytes() {
             return d.pushScratchBytes();
+        }
+
+        public long ll128MaxBytes() {
+            return d.ll128MaxBytes();
         }
     }
 }
