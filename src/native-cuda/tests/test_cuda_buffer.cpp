@@ -82,6 +82,15 @@ static int mismatch_rank(int rank) {
   });
 }
 
+// A mismatch of a setting that sizes the pad region is found at cuMemMap (the allocations differ,
+// before the header can be read) or at the header check: the error has one of the two texts.
+static void error_has_either(int rank, const std::string& at_map, const std::string& at_header) {
+  const char* err = symmem_last_error();
+  if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
+    TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
+              at_map.c_str(), at_header.c_str());
+}
+
 // SYMMEM_CUDA_PUSH_SCRATCH_BYTES different on the two ranks (rank 0 its default, 4 MiB; rank 1
 // 0): the pad regions, hence the allocations, differ. Import fails with MISMATCH on both ranks,
 // naming the variable and this rank's value: mostly at cuMemMap (INVALID_VALUE or NOT_SUPPORTED,
@@ -95,10 +104,7 @@ static int scratch_mismatch_rank(int rank) {
                                "size the pad region; " + mine + " and 4194304 on this rank) must be the "
                                "same on every rank";
     const std::string at_header = "SYMMEM_CUDA_PUSH_SCRATCH_BYTES=" + mine + " here";
-    const char* err = symmem_last_error();
-    if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
-      TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
-                at_map.c_str(), at_header.c_str());
+    error_has_either(rank, at_map, at_header);
   });
   unsetenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES");
   return rc;
@@ -131,10 +137,7 @@ static int ll128_mismatch_rank(int rank) {
                                (rank == 0 ? "4194304" : "0") + " on this rank)";
     const std::string at_header = rank == 0 ? "rank 1 sends one-shots as 128-byte lines up to 0 bytes"
                                             : "rank 0 sends one-shots as 128-byte lines up to 4194304 bytes";
-    const char* err = symmem_last_error();
-    if (std::strstr(err, at_map.c_str()) == nullptr && std::strstr(err, at_header.c_str()) == nullptr)
-      TEST_FAIL("rank %d: symmem_last_error \"%s\" contains neither \"%s\" nor \"%s\"", rank, err,
-                at_map.c_str(), at_header.c_str());
+    error_has_either(rank, at_map, at_header);
   });
   unsetenv("SYMMEM_CUDA_LL128_MAX_BYTES");
   return rc;

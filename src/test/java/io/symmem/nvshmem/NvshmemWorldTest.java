@@ -254,22 +254,8 @@ class NvshmemWorldTest {
         // hence its nvshmem_malloc, would be smaller than the others'. A free does not depend on it.
         FakeNvshmem nv = new FakeNvshmem(WORLD);
         nv.pushScratch.put(1, 0L);
-        AtomicInteger mallocs = new AtomicInteger();
-        List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
-            try (TcpStoreClient store = ranks.client()) {
-                NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
-                w.agreeFree("world", 8 << 20, TIMEOUT);
-                return w.allocate("world", 8 << 20, TIMEOUT, mallocs::incrementAndGet);
-            }
-        }));
-        for (Throwable e : errors) {
-            assertThat(e).isInstanceOf(NvshmemMismatchException.class)
-                    .hasMessageContaining("heap call 1 (allocate 8388608 bytes for group 'world')")
-                    .hasMessageContaining("SYMMEM_CUDA_PUSH_SCRATCH_BYTES, which sizes each buffer's pad region, differs")
-                    .hasMessageContaining("rank 0: 4194304, rank 1: 0, rank 2: 4194304, rank 3: 4194304")
-                    .hasMessageContaining("to the same value on every rank").hasMessageContaining("nothing was allocated");
-        }
-        assertThat(mallocs).as("no rank entered nvshmem_malloc").hasValue(0);
+        assertAllocationRefusedOnEveryRank(nv, true, "heap call 1 (allocate 8388608 bytes for group 'world')",
+                "SYMMEM_CUDA_PUSH_SCRATCH_BYTES", "rank 0: 4194304, rank 1: 0, rank 2: 4194304, rank 3: 4194304");
     }
 
     @Test
@@ -278,19 +264,33 @@ class NvshmemWorldTest {
         // pad region has no 128-byte-line area, so its nvshmem_malloc would be smaller than the others'.
         FakeNvshmem nv = new FakeNvshmem(WORLD);
         nv.ll128Max.put(2, 0L);
+        assertAllocationRefusedOnEveryRank(nv, false, "heap call 0 (allocate 8388608 bytes for group 'world')",
+                "SYMMEM_CUDA_LL128_MAX_BYTES", "rank 0: 4194304, rank 1: 4194304, rank 2: 0, rank 3: 4194304");
+    }
+
+    /**
+     * Every rank allocates 8 MiB (after agreeing on a free first, if {@code freeFirst}) with {@code nv}'s settings; each
+     * must be refused before nvshmem_malloc, naming the heap call, {@code variable} (and no other) and each rank's value.
+     */
+    private void assertAllocationRefusedOnEveryRank(FakeNvshmem nv, boolean freeFirst, String heapCall, String variable,
+            String values) throws Exception {
         AtomicInteger mallocs = new AtomicInteger();
         List<Throwable> errors = failures(ranks.run(WORLD, rank -> () -> {
             try (TcpStoreClient store = ranks.client()) {
                 NvshmemWorld w = join(store, rank, nv.forRank(rank), TIMEOUT);
+                if (freeFirst) {
+                    w.agreeFree("world", 8 << 20, TIMEOUT);
+                }
                 return w.allocate("world", 8 << 20, TIMEOUT, mallocs::incrementAndGet);
             }
         }));
+        String other = variable.equals(NvshmemCalls.PUSH_SCRATCH_VARIABLE) ? NvshmemCalls.LL128_MAX_VARIABLE
+                : NvshmemCalls.PUSH_SCRATCH_VARIABLE;
         for (Throwable e : errors) {
-            assertThat(e).isInstanceOf(NvshmemMismatchException.class)
-                    .hasMessageContaining("heap call 0 (allocate 8388608 bytes for group 'world')")
-                    .hasMessageContaining("SYMMEM_CUDA_LL128_MAX_BYTES, which sizes each buffer's pad region, differs")
-                    .hasMessageContaining("rank 0: 4194304, rank 1: 4194304, rank 2: 0, rank 3: 4194304")
-                    .hasMessageNotContaining("SYMMEM_CUDA_PUSH_SCRATCH_BYTES").hasMessageContaining("nothing was allocated");
+            assertThat(e).isInstanceOf(NvshmemMismatchException.class).hasMessageContaining(heapCall)
+                    .hasMessageContaining(variable + ", which sizes each buffer's pad region, differs")
+                    .hasMessageContaining(values).hasMessageNotContaining(other)
+                    .hasMessageContaining("to the same value on every rank").hasMessageContaining("nothing was allocated");
         }
         assertThat(mallocs).as("no rank entered nvshmem_malloc").hasValue(0);
     }
