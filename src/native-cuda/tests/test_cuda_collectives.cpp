@@ -2,9 +2,9 @@
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
 // stream and host-synchronously, memset32 and stream_write_value32. One-shots back to back with no
-// wait between them, alternating the low-latency lines with the 128-byte lines (or, where ranks
-// share a GPU, with the push scratch). The largest size takes the 128-byte lines in one-shots
-// (float32 4 MB, bf16 2 MB) where every rank has a GPU of its own.
+// wait between them, alternating the low-latency lines with the 128-byte lines (at world 2 with a
+// GPU for each rank; otherwise with the push scratch). The largest size takes the 128-byte lines in one-shots
+// (float32 4 MB, bf16 2 MB) at world 2 with a GPU for each rank.
 // The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
 // from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
 // (out of place, world 4) the refusal is checked.
@@ -349,7 +349,7 @@ static int rank_main(int rank, int world, int ngpu) {
     all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
     // Outs aligned on some ranks and not on others: the line paths are chosen by size alone, so
     // every rank takes the same one (low-latency lines at 1003 elements, 128-byte lines at 300007
-    // bf16 and 150001 float32, where the area has room).
+    // bf16 and 150001 float32 at world 2).
     c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 0 : 2);
     all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
     all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 300007);

@@ -122,8 +122,8 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "(120 data bytes and the call's flag, one warp's store each: no fence, no separate signal, "
      "the receiver reduces each line as it lands); a buffer's pad region gets room for 2 slots x "
      "2 ranks of lines for min(its size, this) (about 4.3 x that many bytes: up to 18 MiB more per "
-     "buffer at 4 MiB), so at world w up to 2/w of it; relies on a 128-byte line crossing NVLink "
-     "whole, as NCCL's LL128 does, and is used only when every rank has a GPU of its own; 0: "
+     "buffer at 4 MiB); relies on a 128-byte line crossing NVLink whole, as NCCL's LL128 does, "
+     "and is used only at world 2 with a GPU for each rank (other worlds: the push one-shot); 0: "
      "never, no such room; must be the same on every rank (import fails otherwise)"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
