@@ -39,7 +39,7 @@ static int rank_main(int rank, int world, int ngpu) {
 
   // Already aborted: a collective is refused before it is launched.
   void* out = nullptr;
-  CUDA_OK(cudaMalloc(&out, 4096));
+  CUDA_OK(cudaMalloc(&out, 1 << 20));
   t0 = std::chrono::steady_clock::now();
   CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, kLong),
                SYMMEM_ERR_ABORTED);
@@ -60,6 +60,19 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_ERROR_HAS("rank 1 is gone (test)");
   // Host-synchronous calls report it as well.
   CHECK_STATUS(symmem_barrier(b, 2, kLong), SYMMEM_ERR_ABORTED);
+
+  // The same from a one-shot whose warps wait chunk by chunk (the 128-byte lines at world 2 on GPUs
+  // of their own, else the push one-shot).
+  symmem_abort_reset();
+  t = abort_after(200);
+  t0 = std::chrono::steady_clock::now();
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 300000, out, s, kLong));
+  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
+  took = seconds_since(t0);
+  t.join();
+  if (took > 5.0) TEST_FAIL("the 128-byte-line all-reduce took %.1f s to notice the abort", took);
+  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2) waiting for rank 1");
+  CHECK_ERROR_HAS("rank 1 is gone (test)");
 
   // Reset: a wait times out again at its own deadline.
   symmem_abort_reset();

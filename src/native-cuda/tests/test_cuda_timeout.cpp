@@ -20,7 +20,7 @@ static int rank_main(int rank, int world, int ngpu) {
   cudaStream_t s;
   CUDA_OK(cudaStreamCreate(&s));
   void* out = nullptr;
-  CUDA_OK(cudaMalloc(&out, 4096));
+  CUDA_OK(cudaMalloc(&out, 1 << 20));
   CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, 300));
   CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_TIMEOUT);
   char rank_text[64];
@@ -28,6 +28,13 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2, waiting for inputs)");
   CHECK_ERROR_HAS(rank_text);
   // The record was cleared by the report.
+  CHECK_OK(symmem_cuda_check(b));
+  // The same from a one-shot whose warps wait chunk by chunk (the 128-byte lines at world 2 on GPUs
+  // of their own, else the push one-shot).
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 300000, out, s, 300));
+  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_TIMEOUT);
+  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2, waiting for inputs)");
+  CHECK_ERROR_HAS(rank_text);
   CHECK_OK(symmem_cuda_check(b));
   // Only rank 0 goes on: the others must not wait for it in a collective meanwhile.
   if (rank == 0) {
