@@ -606,9 +606,8 @@ __device__ __forceinline__ void ld_volatile_v2(const uint64_t* p, uint64_t& x, u
 // out_vec: out is 8-byte aligned (else its elements are stored one by one), as in the low-latency
 // one-shot.
 template <class T, int OP, bool IN_PLACE, int W>
-__global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_ll128_kernel(CollArgs a,
-                                                                                 uint64_t count,
-                                                                                 T* out, int out_vec) {
+__global__ void __launch_bounds__(512, blocks_per_sm<W>())
+    one_shot_ll128_kernel(CollArgs a, uint64_t count, T* out, int out_vec) {
   constexpr int M = 8 / sizeof(T);  // elements of one word
   static_assert(M * sizeof(T) == 8, "8-byte words");
   using Word = Pack<T, M>;
@@ -627,7 +626,8 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_ll128_kernel
   const uint64_t pos = (lane >> 3) * kLl128LineWords + (lane & 7) * 2;
   const bool flag_lane = (lane & 7) == 7;
   auto lines = [&](int to, int from) {
-    return reinterpret_cast<uint64_t*>(a.data[to] + a.ll128_delta + (slot * world + from) * a.ll128_cap);
+    return reinterpret_cast<uint64_t*>(a.data[to] + a.ll128_delta +
+                                       (slot * world + from) * a.ll128_cap);
   };
   auto load_word = [&](uint64_t w) -> uint64_t {
     if (w >= nwords) return 0;
@@ -654,12 +654,16 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_ll128_kernel
         if (w * M + q < count) p[q] = v.v[q];
     }
   };
+  // This lane's 16 bytes of chunk c's lines in rank `to`'s area from rank `from`.
+  auto lane_of = [&](int to, int from, uint64_t c) {
+    return lines(to, from) + c * (kLl128ChunkBytes / 8) + lane * 2;
+  };
   auto send = [&](uint64_t c) {
     const uint64_t w = c * kLl128ChunkWords + pos;
     const uint64_t x = load_word(w), y = flag_lane ? flag : load_word(w + 1);
 #pragma unroll
     for (int r = 0; r < W; ++r)
-      if (r < world && r != a.rank) st_volatile_v2(lines(r, a.rank) + c * (kLl128ChunkBytes / 8) + lane * 2, x, y);
+      if (r < world && r != a.rank) st_volatile_v2(lane_of(r, a.rank, c), x, y);
   };
   // Waits for chunk c of every peer and reduces it with the own words; false: the wait gave up
   // (lane 0 decides for the whole warp, which polls and leaves together).
@@ -674,13 +678,14 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_ll128_kernel
         x = load_word(w);
         y = flag_lane ? 0 : load_word(w + 1);
       } else {
-        const uint64_t* src = lines(a.rank, r) + c * (kLl128ChunkBytes / 8) + lane * 2;
+        const uint64_t* src = lane_of(a.rank, r, c);
         Waiter wt;
         for (;;) {
           ld_volatile_v2(src, x, y);
           const bool here = __shfl_sync(0xffffffffu, y, lane | 7) == flag;
           if (__all_sync(0xffffffffu, here)) break;
-          const bool quit = __shfl_sync(0xffffffffu, int(wt.give_up(a.timeout_ns, a.claim, a.abort)), 0);
+          const int gave_up = wt.give_up(a.timeout_ns, a.claim, a.abort);
+          const bool quit = __shfl_sync(0xffffffffu, gave_up, 0) != 0;
           if (quit) {
             // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
             if (lane == 0) record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);

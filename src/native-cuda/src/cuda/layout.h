@@ -8,8 +8,9 @@
 // (2 slots x world ranks x capacity; none where the region is smaller), then the 128-byte-line
 // one-shot's area (Header::ll128_area_bytes: 2 slots x world ranks of lines; none when 0), and at
 // the region's end the copy-engine two-shot's scratch (2 slots of Header::ce_slot_bytes; none when
-// 0). All are written by peers and read locally. Kernels find a peer's scratch from their own pad region's
-// size, so every rank's pad region has the same size (the header carries it; import checks it).
+// 0). All are written by peers and read locally. Kernels find a peer's scratch from their own pad
+// region's size, so every rank's pad region has the same size (the header carries it; import
+// checks it).
 #pragma once
 #include <cstddef>
 #include <cstdint>
