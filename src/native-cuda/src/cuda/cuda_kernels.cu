@@ -625,10 +625,6 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
   // is the flag. Its 16 bytes of a chunk's lines: lane * 2 words in.
   const uint64_t pos = (lane >> 3) * kLl128LineWords + (lane & 7) * 2;
   const bool flag_lane = (lane & 7) == 7;
-  auto lines = [&](int to, int from) {
-    return reinterpret_cast<uint64_t*>(a.data[to] + a.ll128_delta +
-                                       (slot * world + from) * a.ll128_cap);
-  };
   auto load_word = [&](uint64_t w) -> uint64_t {
     if (w >= nwords) return 0;
     const T* p = own + w * M;
@@ -654,9 +650,10 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
         if (w * M + q < count) p[q] = v.v[q];
     }
   };
-  // This lane's 16 bytes of chunk c's lines in rank `to`'s area from rank `from`.
+  // This lane's 16 bytes of chunk c's lines in rank `to`'s area, in this call's slot for rank `from`.
   auto lane_of = [&](int to, int from, uint64_t c) {
-    return lines(to, from) + c * (kLl128ChunkBytes / 8) + lane * 2;
+    char* lines = a.data[to] + a.ll128_delta + (slot * world + from) * a.ll128_cap;
+    return reinterpret_cast<uint64_t*>(lines) + c * (kLl128ChunkBytes / 8) + lane * 2;
   };
   auto send = [&](uint64_t c) {
     const uint64_t w = c * kLl128ChunkWords + pos;
@@ -1189,18 +1186,15 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
   const uint64_t items = (count + N - 1) / N;
   const Tuning& tu = tuning();
   if (algo == SYMMEM_ALGO_ONE_SHOT) {
-    // One item per thread while the grid allows (a thread's items are reduced one after the
-    // other, each a round trip to the peers); in place up to KREG each at the largest sizes.
-    Grid g = grid_for(items, tu.one_shot_blocks, true);
     const uint64_t bytes = count * sizeof(T);
-    const int unroll2 = tu.unroll >= 2 ? 1 : 0;
     // The line paths are chosen by size and area alone, never by out's alignment (each rank's
-    // own): they run whatever N is, with out's elements stored one by one where N is 1.
+    // own): they run whatever N is, on the vector grid, with out's elements stored one by one
+    // where N is 1.
     constexpr int NV = 16 / sizeof(T);
     const int out_vec = N == NV ? 1 : 0;
     const uint64_t vec_items = (count + NV - 1) / NV;
+    Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
     if (bytes <= tu.ll_max_bytes && 2 * vec_items * sizeof(Pack<T, NV>) <= a.ll_cap) {
-      const Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
       if (out == nullptr)
         return launch<one_shot_ll_kernel<T, NV, OP, true>>(gl.blocks, gl.threads, s, a, count,
                                                            static_cast<T*>(nullptr), 1);
@@ -1211,7 +1205,6 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       // Full blocks split in two: the same threads on the same SMs (so the room a concurrent
       // collective finds is unchanged), scheduled as twice the blocks (2 MiB 9.6 against 9.9 us,
       // 4 MiB 16.3 against 16.4 on 2 x H200).
-      Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
       if (gl.threads == 512 && 2 * gl.blocks <= kMaxBlocks) gl = {2 * gl.blocks, 256};
       if (out == nullptr)
         return launch<one_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
@@ -1219,6 +1212,10 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       return launch<one_shot_ll128_kernel<T, OP, false, W>>(gl.blocks, gl.threads, s, a, count, out,
                                                             out_vec);
     }
+    // One item per thread while the grid allows (a thread's items are reduced one after the
+    // other, each a round trip to the peers); in place up to KREG each at the largest sizes.
+    const Grid g = grid_for(items, tu.one_shot_blocks, true);
+    const int unroll2 = tu.unroll >= 2 ? 1 : 0;
     if (bytes <= push_one_shot_max_bytes(a.scratch_cap)) {
       if (out == nullptr)
         return launch<one_shot_push_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
