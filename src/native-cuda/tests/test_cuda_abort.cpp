@@ -16,6 +16,22 @@ static std::thread abort_after(int ms) {
   });
 }
 
+// A bf16 one-shot of `count` elements launched while rank 1 never comes: symmem_abort 200 ms later
+// must end it well before its deadline, with the operation and the awaited rank named.
+static void one_shot_ends_at_abort(symmem_buffer* b, cudaStream_t s, void* out, uint64_t count) {
+  symmem_abort_reset();
+  std::thread t = abort_after(200);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, count, out, s, kLong));
+  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
+  const double took = seconds_since(t0);
+  t.join();
+  if (took > 5.0) TEST_FAIL("all-reduce kernel of %llu elements took %.1f s to notice the abort",
+                            (unsigned long long)count, took);
+  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2) waiting for rank 1");
+  CHECK_ERROR_HAS("rank 1 is gone (test)");
+}
+
 static int rank_main(int rank, int world, int ngpu) {
   symmem_backend* be = nullptr;
   symmem_buffer* b = make_cuda_buffer("cudaabort", rank, world, rank % ngpu, 1 << 20, &be);
@@ -48,31 +64,12 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_OK(symmem_stream_synchronize(b, s));  // nothing was launched
 
   // A collective kernel already waiting on the device leaves too.
-  symmem_abort_reset();
-  t = abort_after(200);
-  t0 = std::chrono::steady_clock::now();
-  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, kLong));
-  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
-  took = seconds_since(t0);
-  t.join();
-  if (took > 5.0) TEST_FAIL("all-reduce kernel took %.1f s to notice the abort", took);
-  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2) waiting for rank 1");
-  CHECK_ERROR_HAS("rank 1 is gone (test)");
+  one_shot_ends_at_abort(b, s, out, 1000);
   // Host-synchronous calls report it as well.
   CHECK_STATUS(symmem_barrier(b, 2, kLong), SYMMEM_ERR_ABORTED);
-
   // The same from a one-shot whose warps wait chunk by chunk (the 128-byte lines at world 2 on GPUs
   // of their own, else the push one-shot).
-  symmem_abort_reset();
-  t = abort_after(200);
-  t0 = std::chrono::steady_clock::now();
-  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 300000, out, s, kLong));
-  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
-  took = seconds_since(t0);
-  t.join();
-  if (took > 5.0) TEST_FAIL("the 128-byte-line all-reduce took %.1f s to notice the abort", took);
-  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2) waiting for rank 1");
-  CHECK_ERROR_HAS("rank 1 is gone (test)");
+  one_shot_ends_at_abort(b, s, out, 300000);
 
   // Reset: a wait times out again at its own deadline.
   symmem_abort_reset();
