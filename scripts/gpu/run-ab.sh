@@ -7,7 +7,7 @@
 #   2. NEW_TESTS (a ctest regex) once on this tree;
 #   3. each of AB_TESTS (test names) RUNS times on both builds, alternating; each of NEW_REPEAT
 #      NEW_RUNS times on this tree only;
-#   4. symmem_bench --world 2 (MIN_BYTES..MAX_BYTES, bf16 sum) BENCH_ROUNDS times on both, alternating,
+#   4. symmem_bench --world WORLD (default 2; MIN_BYTES..MAX_BYTES, bf16 sum) BENCH_ROUNDS times on both, alternating,
 #      and on this tree again under each of NEW_ENVS (space-separated VAR=VALUE, one variant each);
 #   5. LAST: the last lines of every failed test run (a device run may not bring every log back),
 #      passes per test and build, the median of each bench column per build and their ratio.
@@ -34,6 +34,7 @@ NEW_REPEAT=${NEW_REPEAT:-}
 NEW_RUNS=${NEW_RUNS:-5}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 read -r -a NEW_ENVS <<< "${NEW_ENVS:-}"
+WORLD=${WORLD:-2}
 MIN_BYTES=${MIN_BYTES:-4096}
 MAX_BYTES=${MAX_BYTES:-268435456}
 NGPU=$(gpu_count)
@@ -56,8 +57,8 @@ qstep "build this tree and the baseline (-j8 each, at once)" 360 build.log bash 
   rn=\$?; wait \$!; rb=\$?; echo \"new rc \$rn, base rc \$rb\"; (( rn == 0 && rb == 0 ))"
 if [[ $? != 0 ]]; then
   grep -h -E "error" "$OUT/build-new.log" "$OUT/build-base.log" | head -20
-elif (( NGPU < 2 )); then
-  note "A/B" "SKIPPED (needs 2 GPUs, this machine has $NGPU)"
+elif (( NGPU < WORLD )); then
+  note "A/B" "SKIPPED (needs $WORLD GPUs, this machine has $NGPU)"
 else
   if [[ -n $NEW_TESTS ]]; then
     qstep "ctest '$NEW_TESTS' (this tree)" 300 ctest-new.log \
@@ -81,12 +82,12 @@ else
       b=$BASE_B; [[ $side == new ]] && b=$NEW_B
       echo "### $side $i" >> "$OUT/bench-$side.txt"
       qstep "symmem_bench, $side (round $i)" 120 "bench-$side.txt" \
-        "$b/symmem_bench" --world 2 --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
+        "$b/symmem_bench" --world "$WORLD" --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
     done
     for k in "${!NEW_ENVS[@]}"; do
       echo "### ${NEW_ENVS[$k]} $i" >> "$OUT/bench-env$k.txt"
       qstep "symmem_bench, new with ${NEW_ENVS[$k]} (round $i)" 120 "bench-env$k.txt" \
-        env "${NEW_ENVS[$k]}" "$NEW_B/symmem_bench" --world 2 --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
+        env "${NEW_ENVS[$k]}" "$NEW_B/symmem_bench" --world "$WORLD" --min-bytes "$MIN_BYTES" --max-bytes "$MAX_BYTES"
     done
   done
 fi
