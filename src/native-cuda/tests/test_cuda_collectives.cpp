@@ -2,9 +2,9 @@
 // rank per GPU (forked), fresh random inputs per run, outputs poisoned (NaN) before each run,
 // compared with a float64 reference under a tolerance by dtype. Also: signals and barriers on a
 // stream and host-synchronously, memset32 and stream_write_value32. One-shots back to back with no
-// wait between them, alternating the low-latency lines with the 128-byte lines (at world 2 with a
-// GPU for each rank; otherwise with the push scratch), which the largest size takes too in
-// one-shots there (float32 4 MB, bf16 2 MB).
+// wait between them, alternating the low-latency lines with the 128-byte lines (with a GPU for
+// each rank at worlds 2 to 4; otherwise with the push scratch), which at world 2 the largest size
+// takes too in one-shots (float32 4 MB, bf16 2 MB). SYMMEM_TEST_WORLDS picks other worlds.
 // The copy-engine two-shot runs with 64 KiB scratch slots here, so that its larger cases go in many chunks through both slots, AUTO picks it in place
 // from 1 MiB at world 2, and a 1-element case leaves rank 1's half empty; where it cannot run
 // (out of place, world 4) the refusal is checked.
@@ -143,6 +143,12 @@ static void poison(void* p, uint64_t bytes) {
 
 static void sync(Ctx& c) { CHECK_OK(symmem_stream_synchronize(c.b, c.s)); }
 
+// The same, naming the case that did not complete (a deadline names only the rank it missed).
+static void sync(Ctx& c, const char* what) {
+  const symmem_status st = symmem_stream_synchronize(c.b, c.s);
+  if (st != SYMMEM_OK) TEST_FAIL("%s: returned %d (symmem_last_error: \"%s\")", what, int(st), symmem_last_error());
+}
+
 static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, uint64_t n) {
   const uint64_t tag = ++c.tag;
   const size_t es = symmem_dtype_size(symmem_dtype(dtype));
@@ -163,7 +169,7 @@ static void all_reduce_case(Ctx& c, int algo, bool in_place, int dtype, int op, 
   if (!in_place) poison(c.out, n * es + 64);
   CHECK_OK(symmem_all_reduce(c.b, symmem_algo(algo), symmem_dtype(dtype), symmem_reduce_op(op), n,
                              in_place ? nullptr : c.out, c.s, kTimeout));
-  sync(c);
+  sync(c, what);
   const void* res = in_place ? symmem_buffer_ptr(c.b, c.rank) : c.out;
   std::vector<char> got = read_back(res, n * es + (in_place ? 0 : 64));
   if (!in_place)
@@ -204,7 +210,7 @@ static void pipelined_case(Ctx& c) {
                                symmem_reduce_op(call.op), call.n, nullptr, c.s, kTimeout));
     CUDA_OK(cudaMemcpyAsync(in + max_bytes, own, bytes.size(), cudaMemcpyDeviceToHost, c.s));
   }
-  sync(c);
+  sync(c, "48 pipelined in-place one-shots");
   for (int k = 0; k < kCalls; ++k) {
     const Call& call = calls[k];
     const size_t es = symmem_dtype_size(symmem_dtype(call.dtype));
@@ -229,7 +235,7 @@ static void reduce_scatter_case(Ctx& c, bool in_place, int dtype, int op, uint64
   if (!in_place) poison(c.out, n * es);
   CHECK_OK(symmem_reduce_scatter(c.b, symmem_dtype(dtype), symmem_reduce_op(op), n,
                                  in_place ? nullptr : c.out, c.s, kTimeout));
-  sync(c);
+  sync(c, what);
   const void* res = in_place ? static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + c.rank * n * es
                              : c.out;
   std::vector<char> got = read_back(res, n * es);
@@ -253,7 +259,7 @@ static void all_gather_case(Ctx& c, bool in_place, int dtype, uint64_t n) {
     poison(c.out, n * es * c.world);
   }
   CHECK_OK(symmem_all_gather(c.b, symmem_dtype(dtype), n, in_place ? nullptr : c.out, c.s, kTimeout));
-  sync(c);
+  sync(c, what);
   std::vector<char> got = read_back(in_place ? symmem_buffer_ptr(c.b, c.rank) : c.out, n * es * c.world);
   check_close(what, dtype, c.world, got, n * c.world, [&](uint64_t i, double* mag) {
     *mag = 0;
@@ -264,11 +270,12 @@ static void all_gather_case(Ctx& c, bool in_place, int dtype, uint64_t n) {
 static void signals(Ctx& c) {
   // Host-synchronous barrier and put/wait on cuda buffers, and a stream ping-pong with data.
   CHECK_OK(symmem_barrier(c.b, 0, kTimeout));
+  // Pairs ping-pong; at an odd world the last rank has no partner and goes straight on to the
+  // barriers, which every rank takes.
   const int peer = c.rank ^ 1;
-  if (peer >= c.world) return;
   const bool starts = c.rank % 2 == 0;
   uint32_t* mine = static_cast<uint32_t*>(symmem_buffer_ptr(c.b, c.rank));
-  for (uint32_t i = 0; i < 50; ++i) {
+  for (uint32_t i = 0; i < 50 && peer < c.world; ++i) {
     if (starts) {
       CHECK_OK(symmem_stream_write_value32(c.b, peer, 0, i, c.s));  // into the peer's buffer
       CHECK_OK(symmem_put_signal_on_stream(c.b, peer, 1, c.s, kTimeout));
@@ -333,6 +340,21 @@ static int rank_main(int rank, int world, int ngpu) {
     if (picked != SYMMEM_ALGO_ONE_SHOT)
       TEST_FAIL("AUTO out of place, %llu float32 at world 2 picked algo %d", (unsigned long long)kMaxCount, int(picked));
   }
+  if (world > 2 && std::getenv("SYMMEM_CUDA_TWO_SHOT_MIN_BYTES") == nullptr &&
+      std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES") == nullptr &&
+      std::getenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES") == nullptr) {
+    // Worlds 3 to 8: out of place two-shot from 8 MiB / world, in place from 4 MiB / world (the
+    // push scratch holds more than that here), one-shot just below each.
+    const uint64_t from[2] = {(uint64_t{8} << 20) / world / 4, (uint64_t{4} << 20) / world / 4};
+    for (int ip = 0; ip < 2; ++ip)
+      for (uint64_t count : {from[ip] - 1, from[ip] + 1}) {
+        CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, count, ip, &picked));
+        const symmem_algo want = count < from[ip] ? SYMMEM_ALGO_ONE_SHOT : SYMMEM_ALGO_TWO_SHOT;
+        if (picked != want)
+          TEST_FAIL("AUTO %s, %llu float32 at world %d picked algo %d, expected %d",
+                    ip ? "in place" : "out of place", (unsigned long long)count, world, int(picked), int(want));
+      }
+  }
   // SYMMEM_TEST_SMALL=1 (for compute-sanitizer): two small sizes only.
   std::vector<uint64_t> sizes(std::begin(kSizes), std::end(kSizes));
   if (std::getenv("SYMMEM_TEST_SMALL") != nullptr) sizes = {7, 4099};
@@ -354,17 +376,19 @@ static int rank_main(int rank, int world, int ngpu) {
     all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
     all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
     // Outs aligned on some ranks and not on others: the line paths are chosen by size alone, so
-    // every rank takes the same one (low-latency lines at 1003 elements; 128-byte lines at 300007
-    // bf16 and 150001 float32, which are on at world 2 with a GPU for each rank). Only where the
-    // lines run: the other paths still take their grid from out's alignment (docs/cuda-backend.md).
+    // every rank takes the same one (low-latency lines at 1003 elements; 128-byte lines at 200003
+    // bf16 and 100001 float32, which take them with a GPU for each rank at worlds 2 to 4, at 3 and
+    // 4 only as shipped). Only where the lines run: the other paths still take their grid from
+    // out's alignment (docs/cuda-backend.md).
     const bool ll_on = bound_allows("SYMMEM_CUDA_LL_MAX_BYTES", 1003 * 2);
-    const bool ll128_on =
-        world == 2 && ngpu >= world && bound_allows("SYMMEM_CUDA_LL128_MAX_BYTES", 300007 * 2);
+    const bool ll128_on = ngpu >= world && world <= 4 &&
+                          (world == 2 ? bound_allows("SYMMEM_CUDA_LL128_MAX_BYTES", 200003 * 2)
+                                      : std::getenv("SYMMEM_CUDA_LL128_MAX_BYTES") == nullptr);
     c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 0 : 2);
     if (ll_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
-    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 300007);
+    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 200003);
     c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 4 : 0);
-    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MAX, 150001);
+    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MAX, 100001);
     c.out = saved;
   }
   CHECK_OK(symmem_barrier(b, 0, kTimeout));

@@ -84,12 +84,14 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "scratch adds up to 16 MiB per buffer at 4 MiB; with both at 0 every pad region is 2 MiB); "
      "must be the same on every rank (import fails otherwise); 0: no more than the pad region's "
      "spare room"},
-    {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, uint64_t{1} << 20,
+    {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset: world 1 runs "
-     "one-shot at every size, world 2 too except where only the push two-shot fits the scratch)"},
+     "one-shot at every size, world 2 too except where only the push two-shot fits the scratch, "
+     "worlds 3 to 8 two-shot from 8 MiB / world)"},
     {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
-     "the push scratch's capacity)"},
+     "the push scratch's capacity or the 128-byte lines' bound, whichever is larger, and at worlds "
+     "3 to 8 from 4 MiB / world at most)"},
     {"SYMMEM_CUDA_LOAD_KERNELS", "cuda", 0, 1, 1,
      "1 loads every kernel at the process's first buffer on a device, 0 leaves each to its first "
      "launch (CUDA's lazy loading, which can then wait for other threads' spinning collectives)"},

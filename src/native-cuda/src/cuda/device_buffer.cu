@@ -784,21 +784,24 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
   });
 }
 
-// Crossovers measured on 4 x H200, bf16 sum (docs/cuda-backend.md): out of place, one-shot below
-// 1 MiB and two-shot from 1 MiB; in place, one-shot while the input fits the push scratch (which
-// SYMMEM_CUDA_PUSH_SCRATCH_BYTES can enlarge), two-shot above. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES /
-// SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
+// AUTO's crossovers, bf16 sum (docs/cuda-backend.md). Out of place: world 1 one-shot at every size;
+// world 2 one-shot except where only the push two-shot fits (below); worlds 3 to 8 two-shot from
+// 8 MiB / world. In place: one-shot while the input fits the push scratch or the 128-byte lines,
+// at worlds 3 to 8 below 4 MiB / world at most. The world's share follows the traffic: a
+// one-shot brings every rank (world - 1) inputs, a two-shot 2 (world - 1) / world, so the two-shot
+// catches up sooner the larger the world. Measured at worlds 3 and 4 (4 x H100), µs, one-shot
+// against two-shot: world 3 out of place 2 MiB 19.3 / 23.1, 4 MiB 38.0 / 32.2, in place 1 MiB 12.7
+// / 14.0, 2 MiB 19.3 / 19.2; world 4 out of place 1 MiB 16.5 / 19.7, 2 MiB 26.3 / 24.2, in place
+// 512 KiB 11.3 / 12.7, 1 MiB 16.4 / 14.8. Worlds 5 to 8 have not run on GPUs of their own: the
+// same shares, unmeasured. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES
+// override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
-  static const uint64_t min_two_shot = tunable_value(Tunable::kCudaTwoShotMinBytes);
-  static const bool min_two_shot_set = tunable_is_set(Tunable::kCudaTwoShotMinBytes);
-  // In place, one-shot wins while its input fits the push scratch (one wait, no trailing barrier:
-  // 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB on 4 x H200); above that two-shot.
   // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
-  // fallback depends on the buffer.
+  // fallbacks depend on the buffer.
+  static const bool min_two_shot_set = tunable_is_set(Tunable::kCudaTwoShotMinBytes);
+  static const uint64_t min_two_shot_env = tunable_or(Tunable::kCudaTwoShotMinBytes, 0);
   static const bool min_two_shot_ip_set = tunable_is_set(Tunable::kCudaTwoShotIpMinBytes);
   static const uint64_t min_two_shot_ip_env = tunable_or(Tunable::kCudaTwoShotIpMinBytes, 0);
-  const uint64_t min_two_shot_ip =
-      min_two_shot_ip_set ? min_two_shot_ip_env : std::max(push_cap(), ll128_one_shot_max_bytes()) + 1;
   // In place at world 2 from SYMMEM_CUDA_CE_MIN_BYTES, where the buffer has the scratch (opt-in:
   // SYMMEM_CUDA_CE_SLOT_BYTES): the copy-engine two-shot (docs/cuda-backend.md).
   static const uint64_t ce_min = tunable_value(Tunable::kCudaCeMinBytes);
@@ -815,7 +818,18 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
         bytes <= push_two_shot_max_bytes();
     return two_shot_pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT;
   }
-  uint64_t threshold = in_place ? min_two_shot_ip : min_two_shot;
+  const uint64_t share = world_ > 2 ? uint64_t(world_) : 1;
+  uint64_t threshold;
+  if (!in_place) {
+    threshold = min_two_shot_set ? min_two_shot_env : (kAutoOneShotTraffic * 2) / share;
+  } else if (min_two_shot_ip_set) {
+    threshold = min_two_shot_ip_env;
+  } else {
+    // One wait and no trailing barrier: 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB
+    // on 4 x H200.
+    threshold = std::max(push_cap(), ll128_one_shot_max_bytes()) + 1;
+    if (world_ > 2) threshold = std::min(threshold, kAutoOneShotTraffic / share);
+  }
   // Never an in-place one-shot that symmem_all_reduce would refuse (inclusive bound).
   const uint64_t ip_max = one_shot_in_place_max_bytes();
   if (in_place && threshold > ip_max + 1) threshold = ip_max + 1;
@@ -830,6 +844,18 @@ uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
   const uint64_t pull = cuda::one_shot_in_place_max_bytes();
   if (world_ <= 0) return pull;
   return std::max({pull, push_one_shot_max_bytes(), ll128_one_shot_max_bytes()});
+}
+
+// 0 where two ranks share a GPU: the lines rely on a 128-byte store crossing NVLink whole, which
+// stores within one GPU do not promise. At world 2 the whole area. At worlds 3 and 4 only up to
+// kLl128WideMaxBytes of input: there each rank stores its input into three peers, and from 1 MiB
+// the 1/15 more bytes cost more than the fence they save (world 4 on 4 x H100: 128-512 KiB
+// 0.4-0.5 us faster than the push one-shot, 1 MiB 0.8 us slower). Worlds 5 to 8 have not run on GPUs
+// of their own: none there.
+uint64_t DeviceBuffer::ll128_cap() const {
+  if (!own_gpus_ || world_ > 4) return 0;
+  const uint64_t whole = ll128_capacity(ll128_area_, world_);
+  return world_ == 2 ? whole : std::min(whole, ll128_lines_bytes(kLl128WideMaxBytes));
 }
 
 uint64_t DeviceBuffer::ll128_one_shot_max_bytes() const {

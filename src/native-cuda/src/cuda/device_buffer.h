@@ -144,13 +144,8 @@ class DeviceBuffer : public symmem_buffer {
   uint64_t ll128_off() const { return pad_region_ - 2 * ce_slot_ - ll128_area_; }
   // The push scratch's capacity per [slot][rank]: the pad region before the 128-byte-line area.
   uint64_t push_cap() const { return push_capacity(ll128_off(), world_); }
-  // The 128-byte-line area's capacity per [slot][rank]; 0 where two ranks share a GPU (the lines
-  // rely on a 128-byte store crossing NVLink whole, which stores within one GPU do not promise),
-  // and at worlds other than 2, where the lines have not yet run on GPUs of their own (their
-  // kernel takes worlds 3 to 8; the tests there had two ranks per GPU).
-  uint64_t ll128_cap() const {
-    return own_gpus_ && world_ == 2 ? ll128_capacity(ll128_area_, world_) : 0;
-  }
+  // The 128-byte-line area's capacity per [slot][rank] (device_buffer.cu says where the lines run).
+  uint64_t ll128_cap() const;
   // Largest all-reduce input (bytes) that the push one-shot / the world-2 push two-shot takes.
   uint64_t push_one_shot_max_bytes() const;
   uint64_t push_two_shot_max_bytes() const;

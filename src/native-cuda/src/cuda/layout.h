@@ -135,6 +135,11 @@ constexpr uint64_t kLl128ChunkBytes = 512;
 constexpr uint64_t ll128_lines_bytes(uint64_t bytes) {
   return ((bytes + 7) / 8 + kLl128ChunkWords - 1) / kLl128ChunkWords * kLl128ChunkBytes;
 }
+// AUTO at worlds 3 to 8: in place two-shot from this / world, out of place from twice that
+// (DeviceBuffer::auto_algo).
+constexpr uint64_t kAutoOneShotTraffic = 4 * 1024 * 1024;
+// The largest input that takes the lines at worlds 3 and 4 (DeviceBuffer::ll128_cap).
+constexpr uint64_t kLl128WideMaxBytes = 512 * 1024;
 // Bytes of lines per [slot][rank] in an area of `area` bytes at `world` ranks (whole chunks).
 constexpr uint64_t ll128_capacity(uint64_t area, int world) {
   return area / (2 * uint64_t(world < 1 ? 1 : world)) / kLl128ChunkBytes * kLl128ChunkBytes;
