@@ -11,6 +11,8 @@
 // World 2 runs three times: as shipped (two-shot pushes through the scratch, which holds half of every
 // size here), with SYMMEM_CUDA_PUSH_MAX_BYTES=0 (every all-reduce reads its peers: the pull kernels),
 // and with SYMMEM_CUDA_LL128_MAX_BYTES=0 (the push one-shot where the 128-byte lines would go).
+// Worlds 3 and 4 on GPUs of their own run twice: as shipped (every two-shot here as 128-byte lines)
+// and with SYMMEM_CUDA_LL128_MAX_BYTES=0 (the pull two-shot).
 #include <cstring>
 #include <cstdlib>
 #include <cuda_bf16.h>
@@ -344,8 +346,11 @@ static int rank_main(int rank, int world, int ngpu) {
       std::getenv("SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES") == nullptr &&
       std::getenv("SYMMEM_CUDA_PUSH_SCRATCH_BYTES") == nullptr) {
     // Worlds 3 to 8: out of place two-shot from 8 MiB / world, in place from 4 MiB / world (the
-    // push scratch holds more than that here), one-shot just below each.
-    const uint64_t from[2] = {(uint64_t{8} << 20) / world / 4, (uint64_t{4} << 20) / world / 4};
+    // push scratch holds more than that here), one-shot just below each; both from 1 MiB where the
+    // 128-byte-line two-shot runs (worlds 3 and 4 on GPUs of their own).
+    const bool lines = world <= 4 && ngpu >= world && std::getenv("SYMMEM_CUDA_LL128_MAX_BYTES") == nullptr;
+    const uint64_t from[2] = {(lines ? uint64_t{1} << 20 : (uint64_t{8} << 20) / world) / 4,
+                              (lines ? uint64_t{1} << 20 : (uint64_t{4} << 20) / world) / 4};
     for (int ip = 0; ip < 2; ++ip)
       for (uint64_t count : {from[ip] - 1, from[ip] + 1}) {
         CHECK_OK(symmem_all_reduce_auto_algo(b, SYMMEM_FLOAT32, count, ip, &picked));
@@ -435,7 +440,8 @@ int main() {
   for (int world : worlds) {
     runs.push_back({world, kShipped});
     if (world == 2 && !small && !push_max_given) runs.push_back({world, kPull});
-    if (world == 2 && !small && !ll128_max_given) runs.push_back({world, kNoLl128});
+    // Without the lines where they run: the push one-shot at world 2, the pull two-shot at 3 and 4.
+    if (world <= 4 && world <= ngpu && !small && !ll128_max_given) runs.push_back({world, kNoLl128});
   }
   for (auto [world, variant] : runs) {
     const bool pull = variant == kPull;

@@ -2,14 +2,17 @@
 // synchronising call names the missing rank. Also put/wait and a collective.
 #include "cuda_test_util.h"
 
-// A bf16 one-shot of `count` elements with a 300 ms deadline while rank `missing` never comes: the
-// synchronising call reports the timeout, naming the operation and the rank, and clears the record.
-static void one_shot_times_out(symmem_buffer* b, cudaStream_t s, void* out, uint64_t count, int missing) {
-  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, count, out, s, 300));
+// A bf16 all-reduce of `count` elements with a 300 ms deadline while rank `missing` never comes: the
+// synchronising call reports the timeout, naming the operation, its first wait and the rank, and
+// clears the record.
+static void all_reduce_times_out(symmem_buffer* b, cudaStream_t s, void* out, symmem_algo algo,
+                                 uint64_t count, int missing) {
+  CHECK_OK(symmem_all_reduce(b, algo, SYMMEM_BFLOAT16, SYMMEM_SUM, count, out, s, 300));
   CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_TIMEOUT);
   char rank_text[64];
   std::snprintf(rank_text, sizeof rank_text, "rank %d did not arrive within 300 ms", missing);
-  CHECK_ERROR_HAS("all_reduce one-shot (barrier 1 of 2, waiting for inputs)");
+  CHECK_ERROR_HAS(algo == SYMMEM_ALGO_ONE_SHOT ? "all_reduce one-shot (barrier 1 of 2, waiting for inputs)"
+                                               : "all_reduce two-shot (barrier 1 of ");
   CHECK_ERROR_HAS(rank_text);
   // The record was cleared by the report.
   CHECK_OK(symmem_cuda_check(b));
@@ -34,10 +37,12 @@ static int rank_main(int rank, int world, int ngpu) {
   CUDA_OK(cudaStreamCreate(&s));
   void* out = nullptr;
   CUDA_OK(cudaMalloc(&out, 1 << 20));
-  one_shot_times_out(b, s, out, 1000, missing);
+  all_reduce_times_out(b, s, out, SYMMEM_ALGO_ONE_SHOT, 1000, missing);
   // The same from a one-shot whose warps wait chunk by chunk (the 128-byte lines at world 2 on GPUs
-  // of their own, else the push one-shot).
-  one_shot_times_out(b, s, out, 300000, missing);
+  // of their own, else the push one-shot), and from a two-shot (at world 4 on GPUs of their own
+  // the 128-byte lines, waiting chunk by chunk too).
+  all_reduce_times_out(b, s, out, SYMMEM_ALGO_ONE_SHOT, 300000, missing);
+  all_reduce_times_out(b, s, out, SYMMEM_ALGO_TWO_SHOT, 300000, missing);
   // Only rank 0 goes on: the others must not wait for it in a collective meanwhile.
   if (rank == 0) {
     CHECK_OK(symmem_wait_signal_on_stream(b, missing, 5, s, 200));

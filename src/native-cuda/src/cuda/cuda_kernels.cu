@@ -603,34 +603,36 @@ __device__ __forceinline__ void ld_volatile_v2(const uint64_t* p, uint64_t& x, u
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(p) : "memory");
 }
 
-// out_vec: out is 8-byte aligned (else its elements are stored one by one), as in the low-latency
-// one-shot.
-template <class T, int OP, bool IN_PLACE, int W>
-__global__ void __launch_bounds__(512, blocks_per_sm<W>())
-    one_shot_ll128_kernel(CollArgs a, uint64_t count, T* out, int out_vec) {
-  constexpr int M = 8 / sizeof(T);  // elements of one word
+// A lane's part of every chunk: word `pos` of the chunk, and pos + 1 except in a line's last lane,
+// whose second word is the flag; its 16 bytes of a chunk's lines lie lane * 2 words in. Own words
+// are read with plain loads, cached in L1: a kernel reads each own word a second time (only this
+// lane writes it, and only after that second load), and L1 still holds it then (ld.global.cg,
+// which goes to L2 both times, was 0.6 us slower at 4 MiB on 2 x H200). Results go to dst as 8-byte
+// words where dst is 8-byte aligned (out_vec, or in place), else element by element; nothing is
+// read or stored beyond `count`.
+template <class T, bool IN_PLACE>
+struct Ll128Lane {
+  static constexpr int M = 8 / sizeof(T);  // elements of one word
   static_assert(M * sizeof(T) == 8, "8-byte words");
   using Word = Pack<T, M>;
-  const uint32_t e = enter_epoch(a);
-  const int world = world_of<W>(a);
-  const uint64_t flag = kLl128FlagTag | (e | 1u);
-  const uint64_t slot = e & 1u;
-  const uint64_t nwords = (count + M - 1) / M;
-  const uint64_t nchunks = (nwords + kLl128ChunkWords - 1) / kLl128ChunkWords;
-  T* own = reinterpret_cast<T*>(a.data[a.rank]);
-  T* dst = IN_PLACE ? own : out;
-  const int lane = threadIdx.x & 31;
-  const uint64_t warp = gtid() / 32, nwarps = gsize() / 32;
-  // This lane's words of a chunk: pos, and pos + 1 except in a line's last lane, whose second word
-  // is the flag. Its 16 bytes of a chunk's lines: lane * 2 words in.
-  const uint64_t pos = (lane >> 3) * kLl128LineWords + (lane & 7) * 2;
-  const bool flag_lane = (lane & 7) == 7;
-  auto load_word = [&](uint64_t w) -> uint64_t {
+  const T* own;
+  T* dst;
+  uint64_t count, nwords, nchunks;
+  int lane, out_vec;
+  uint64_t pos;
+  bool flag_lane;
+
+  __device__ Ll128Lane(const T* own_, T* dst_, uint64_t count_, int out_vec_)
+      : own(own_), dst(dst_), count(count_), nwords((count_ + M - 1) / M),
+        nchunks((nwords + kLl128ChunkWords - 1) / kLl128ChunkWords), lane(threadIdx.x & 31),
+        out_vec(out_vec_), pos((lane >> 3) * kLl128LineWords + (lane & 7) * 2),
+        flag_lane((lane & 7) == 7) {}
+
+  // This lane's first word of chunk c.
+  __device__ uint64_t word(uint64_t c) const { return c * kLl128ChunkWords + pos; }
+  __device__ uint64_t load_word(uint64_t w) const {
     if (w >= nwords) return 0;
     const T* p = own + w * M;
-    // A plain load, cached in L1: the receive loads the same word again (only this thread
-    // writes it, and only after that second load), and L1 still holds it then (ld.global.cg, which
-    // goes to L2 both times, was 0.6 us slower at 4 MiB on 2 x H200).
     if ((w + 1) * M <= count) return *reinterpret_cast<const uint64_t*>(p);
     Word v;
 #pragma unroll
@@ -638,8 +640,8 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
     uint64_t u;
     memcpy(&u, &v, 8);
     return u;
-  };
-  auto store_word = [&](uint64_t w, const Word& v) {
+  }
+  __device__ void store_word(uint64_t w, const Word& v) const {
     if (w >= nwords) return;
     T* p = dst + w * M;
     if ((w + 1) * M <= count && (IN_PLACE || out_vec)) {
@@ -649,54 +651,94 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
       for (int q = 0; q < M; ++q)
         if (w * M + q < count) p[q] = v.v[q];
     }
-  };
-  // This lane's 16 bytes of chunk c's lines in rank `to`'s area, in this call's slot for rank `from`.
-  auto lane_of = [&](int to, int from, uint64_t c) {
-    char* lines = a.data[to] + a.ll128_delta + (slot * world + from) * a.ll128_cap;
-    return reinterpret_cast<uint64_t*>(lines) + c * (kLl128ChunkBytes / 8) + lane * 2;
+  }
+  // The own words of chunk c as this lane sends them: the flag in a line's last lane.
+  __device__ void own_line(uint64_t c, uint64_t flag, uint64_t& x, uint64_t& y) const {
+    const uint64_t w = word(c);
+    x = load_word(w);
+    y = flag_lane ? flag : load_word(w + 1);
+  }
+  // Stores the chunk's words x, y (y is not data in a line's last lane).
+  __device__ void store_line(uint64_t c, uint64_t x, uint64_t y) const {
+    Word v0, v1;
+    memcpy(&v0, &x, 8);
+    memcpy(&v1, &y, 8);
+    store_word(word(c), v0);
+    if (!flag_lane) store_word(word(c) + 1, v1);
+  }
+};
+
+// This lane's 16 bytes of slice position k in the region `region` bytes into rank `to`'s area.
+__device__ __forceinline__ uint64_t* ll128_at(const CollArgs& a, int to, uint64_t region, uint64_t k,
+                                              int lane) {
+  char* lines = a.data[to] + a.ll128_delta + region;
+  return reinterpret_cast<uint64_t*>(lines) + k * (kLl128ChunkBytes / 8) + lane * 2;
+}
+
+// Waits until all four lines of a chunk at `src` (this lane's 16 bytes of them) carry `flag` and
+// leaves this lane's words in x, y. Lane 0 decides for the whole warp, which polls and leaves
+// together; false: the wait gave up, recorded as barrier `index` of 2 waiting for rank `from`.
+__device__ __forceinline__ bool ll128_wait(const CollArgs& a, const uint64_t* src, uint64_t flag,
+                                           int lane, int from, int index, uint64_t& x, uint64_t& y) {
+  Waiter wt;
+  for (;;) {
+    ld_volatile_v2(src, x, y);
+    const bool here = __shfl_sync(0xffffffffu, y, lane | 7) == flag;
+    if (__all_sync(0xffffffffu, here)) return true;
+    const int gave_up = wt.give_up(a.timeout_ns, a.claim, a.abort);
+    if (__shfl_sync(0xffffffffu, gave_up, 0) != 0) {
+      if (lane == 0) record(wt.why, a.claim, a.err, a.op, index, from, 2, a.timeout_ms);
+      return false;
+    }
+  }
+}
+
+// out_vec: out is 8-byte aligned (else its elements are stored one by one), as in the low-latency
+// one-shot.
+template <class T, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>())
+    one_shot_ll128_kernel(CollArgs a, uint64_t count, T* out, int out_vec) {
+  using Lane = Ll128Lane<T, IN_PLACE>;
+  using Word = typename Lane::Word;
+  const uint32_t e = enter_epoch(a);
+  const int world = world_of<W>(a);
+  const uint64_t flag = kLl128FlagTag | (e | 1u);
+  const uint64_t slot = e & 1u;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  const Lane l(own, IN_PLACE ? own : out, count, out_vec);
+  const uint64_t warp = gtid() / 32, nwarps = gsize() / 32;
+  // This lane's 16 bytes of chunk c's lines in rank `to`'s area, in this call's slot for `from`.
+  auto lines_of = [&](int to, int from, uint64_t c) {
+    return ll128_at(a, to, (slot * world + from) * a.ll128_cap, c, l.lane);
   };
   auto send = [&](uint64_t c) {
-    const uint64_t w = c * kLl128ChunkWords + pos;
-    const uint64_t x = load_word(w), y = flag_lane ? flag : load_word(w + 1);
+    uint64_t x, y;
+    l.own_line(c, flag, x, y);
 #pragma unroll
     for (int r = 0; r < W; ++r)
-      if (r < world && r != a.rank) st_volatile_v2(lane_of(r, a.rank, c), x, y);
+      if (r < world && r != a.rank) st_volatile_v2(lines_of(r, a.rank, c), x, y);
   };
-  // Waits for chunk c of every peer and reduces it with the own words; false: the wait gave up
-  // (lane 0 decides for the whole warp, which polls and leaves together).
+  // Waits for chunk c of every peer and reduces it with the own words; false: the wait gave up.
   auto receive = [&](uint64_t c) -> bool {
-    const uint64_t w = c * kLl128ChunkWords + pos;
     Word in0[W], in1[W];
 #pragma unroll
     for (int r = 0; r < W; ++r) {
       if (r >= world) continue;
       uint64_t x, y;
       if (r == a.rank) {
-        x = load_word(w);
-        y = flag_lane ? 0 : load_word(w + 1);
-      } else {
-        const uint64_t* src = lane_of(a.rank, r, c);
-        Waiter wt;
-        for (;;) {
-          ld_volatile_v2(src, x, y);
-          const bool here = __shfl_sync(0xffffffffu, y, lane | 7) == flag;
-          if (__all_sync(0xffffffffu, here)) break;
-          const int gave_up = wt.give_up(a.timeout_ns, a.claim, a.abort);
-          const bool quit = __shfl_sync(0xffffffffu, gave_up, 0) != 0;
-          if (quit) {
-            // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
-            if (lane == 0) record(wt.why, a.claim, a.err, a.op, 1, r, 2, a.timeout_ms);
-            return false;
-          }
-        }
+        l.own_line(c, 0, x, y);
+      } else if (!ll128_wait(a, lines_of(a.rank, r, c), flag, l.lane, r, 1, x, y)) {
+        // Reported like the pull version's first barrier ("barrier 1 of 2, waiting for inputs").
+        return false;
       }
       memcpy(&in0[r], &x, 8);
       memcpy(&in1[r], &y, 8);
     }
-    store_word(w, reduce_packs<T, M, OP, W>(in0, world));
-    if (!flag_lane) store_word(w + 1, reduce_packs<T, M, OP, W>(in1, world));
+    l.store_word(l.word(c), reduce_packs<T, Lane::M, OP, W>(in0, world));
+    if (!l.flag_lane) l.store_word(l.word(c) + 1, reduce_packs<T, Lane::M, OP, W>(in1, world));
     return true;
   };
+  const uint64_t nchunks = l.nchunks;
   if (warp < nchunks) send(warp);
   __syncthreads();  // every thread has read the block's epoch word before it is advanced
   advance_epochs(a, e + 3);
@@ -711,6 +753,87 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
   for (; waited < nchunks; waited += nwarps)
     if (!receive(waited)) return;
   phases::mark_end(phases::kOneShotLl128, IN_PLACE, count * sizeof(T));
+}
+
+// ---- two-shot all-reduce, 128-byte lines (worlds 3 and 4) --------------------------------------
+// The one-shot's chunks, split into `world` slices of whole chunks (the last may be short or
+// empty); rank r reduces slice r. Each [slot][rank] region of the area holds a reduce area and,
+// from ll128_gather_off, a gather area, each with room for a slice.
+//   1. Every rank sends each other slice's chunks of its input, as lines, into the owner's reduce
+//      area [slot][own rank].
+//   2. For each chunk of its own slice it waits for every peer's lines, reduces them with its own
+//      words in rank order, stores the result and sends it, as lines, into every peer's gather
+//      area [slot][own rank].
+//   3. For each chunk of every other slice it waits for the owner's lines and stores them.
+// A warp takes the same slice positions in all three steps, so a lane stores only words that it
+// has already read (in place is safe). Nothing waits for anything but lines: no fence, no barrier,
+// and each chunk goes on as soon as it has landed. Each rank moves 2 (world - 1) / world of the
+// input (the one-shot: world - 1). Slots as in the one-shot: a peer writes this call's slot again
+// two calls later, only after it has received this rank's results of the next call, which this
+// rank sends only once this call has completed.
+template <class T, int OP, bool IN_PLACE, int W>
+__global__ void __launch_bounds__(512, blocks_per_sm<W>())
+    two_shot_ll128_kernel(CollArgs a, uint64_t count, T* out, int out_vec) {
+  using Lane = Ll128Lane<T, IN_PLACE>;
+  using Word = typename Lane::Word;
+  const uint32_t e = enter_epoch(a);
+  const int world = world_of<W>(a);
+  const uint64_t flag = kLl128FlagTag | (e | 1u);
+  const uint64_t slot = e & 1u;
+  T* own = reinterpret_cast<T*>(a.data[a.rank]);
+  const Lane l(own, IN_PLACE ? own : out, count, out_vec);
+  const uint64_t warp = gtid() / 32, nwarps = gsize() / 32;
+  const uint64_t per = (l.nchunks + world - 1) / world;  // chunks of a slice
+  const uint64_t gather = a.ll128_cap / 2 / kLl128ChunkBytes * kLl128ChunkBytes;  // ll128_gather_off
+  // This lane's 16 bytes of slice position k in rank `to`'s reduce (area 0) or gather (1) area,
+  // in this call's slot for `from`.
+  auto lines_of = [&](int to, int from, int area, uint64_t k) {
+    return ll128_at(a, to, (slot * world + from) * a.ll128_cap + area * gather, k, l.lane);
+  };
+  for (uint64_t k = warp; k < per; k += nwarps)
+    for (int j = 1; j < world; ++j) {  // owners after the own rank first: the links share the load
+      const int o = (a.rank + j) % world;
+      if (o * per + k >= l.nchunks) continue;
+      uint64_t x, y;
+      l.own_line(o * per + k, flag, x, y);
+      st_volatile_v2(lines_of(o, a.rank, 0, k), x, y);
+    }
+  __syncthreads();  // every thread has read the block's epoch word before it is advanced
+  advance_epochs(a, e + 3);
+  for (uint64_t k = warp; k < per && a.rank * per + k < l.nchunks; k += nwarps) {
+    const uint64_t c = a.rank * per + k;
+    Word in0[W], in1[W];
+#pragma unroll
+    for (int r = 0; r < W; ++r) {
+      if (r >= world) continue;
+      uint64_t x, y;
+      if (r == a.rank) {
+        l.own_line(c, 0, x, y);
+      } else if (!ll128_wait(a, lines_of(a.rank, r, 0, k), flag, l.lane, r, 1, x, y)) {
+        return;  // "barrier 1 of 2, waiting for inputs", as the pull two-shot's
+      }
+      memcpy(&in0[r], &x, 8);
+      memcpy(&in1[r], &y, 8);
+    }
+    const Word r0 = reduce_packs<T, Lane::M, OP, W>(in0, world);
+    const Word r1 = reduce_packs<T, Lane::M, OP, W>(in1, world);
+    uint64_t x, y;
+    memcpy(&x, &r0, 8);
+    memcpy(&y, &r1, 8);
+    if (l.flag_lane) y = flag;
+    l.store_line(c, x, y);
+    for (int j = 1; j < world; ++j) st_volatile_v2(lines_of((a.rank + j) % world, a.rank, 1, k), x, y);
+  }
+  for (uint64_t k = warp; k < per; k += nwarps)
+    for (int j = 1; j < world; ++j) {
+      const int o = (a.rank + j) % world;
+      if (o * per + k >= l.nchunks) continue;
+      uint64_t x, y;
+      if (!ll128_wait(a, lines_of(a.rank, o, 1, k), flag, l.lane, o, 2, x, y))
+        return;  // "barrier 2 of 2, waiting for peers"
+      l.store_line(o * per + k, x, y);
+    }
+  phases::mark_end(phases::kTwoShotLl128, IN_PLACE, count * sizeof(T));
 }
 
 // ---- two-shot all-reduce ----------------------------------------------------------------------
@@ -1201,7 +1324,7 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       return launch<one_shot_ll_kernel<T, NV, OP, false>>(gl.blocks, gl.threads, s, a, count, out,
                                                           out_vec);
     }
-    if (bytes <= ll128_one_shot_max_bytes(a.ll128_cap)) {
+    if (bytes <= ll128_one_shot_max_bytes(a.ll128_cap, a.world)) {
       // Full blocks split in two: the same threads on the same SMs (so the room a concurrent
       // collective finds is unchanged), scheduled as twice the blocks (2 MiB 9.6 against 9.9 us,
       // 4 MiB 16.3 against 16.4 on 2 x H200).
@@ -1227,6 +1350,22 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       return launch<one_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
                     static_cast<T*>(nullptr));
     return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out);
+  }
+  if constexpr (W > 2) {
+    // Worlds 3 and 4 (the lines' area is empty elsewhere): the 128-byte-line two-shot while a
+    // slice fits its half of a region, on the one-shot's grid for a slice's vectors.
+    if (count * sizeof(T) <= ll128_two_shot_max_bytes(a.ll128_cap, a.world)) {
+      constexpr int NV = 16 / sizeof(T);
+      const uint64_t slice_vecs = ((count + NV - 1) / NV + a.world - 1) / a.world;
+      Grid gl = grid_for(slice_vecs, tu.one_shot_blocks, true);
+      if (gl.threads == 512 && 2 * gl.blocks <= kMaxBlocks) gl = {2 * gl.blocks, 256};
+      const int out_vec = N == NV ? 1 : 0;
+      if (out == nullptr)
+        return launch<two_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
+                                                             static_cast<T*>(nullptr), 1);
+      return launch<two_shot_ll128_kernel<T, OP, false, W>>(gl.blocks, gl.threads, s, a, count, out,
+                                                            out_vec);
+    }
   }
   Grid g = grid_for((items + a.world - 1) / a.world, tu.two_shot_blocks);
   if constexpr (W == 2) {
@@ -1333,6 +1472,10 @@ void load_world_reductions(Loader& load) {
   if constexpr (N == 16 / sizeof(T)) {
     load(one_shot_ll128_kernel<T, OP, true, W>);
     load(one_shot_ll128_kernel<T, OP, false, W>);
+    if constexpr (W > 2) {
+      load(two_shot_ll128_kernel<T, OP, true, W>);
+      load(two_shot_ll128_kernel<T, OP, false, W>);
+    }
   }
   load(two_shot_kernel<T, N, OP, true, W>);
   load(two_shot_kernel<T, N, OP, false, W>);

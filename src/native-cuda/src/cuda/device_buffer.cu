@@ -164,7 +164,7 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
             "cuMemGetAllocationGranularity(device %d)", device);
   // SYMMEM_CUDA_PUSH_SCRATCH_BYTES: room for 2 slots x 2 ranks of push scratch (the world is not
   // known before import; world 2 is where a push one-shot moves no more than a two-shot does).
-  // A small buffer needs no more than its own size: up to about 116 KiB (with the 128-byte-line
+  // A small buffer needs no more than its own size: up to about 114 KiB (with the 128-byte-line
   // area below) the pad region stays at one granularity (2 MiB), as with both at 0.
   const uint64_t per_rank = std::min(round_up(size_bytes, 256),
                                      round_up(tunable_value(Tunable::kCudaPushScratchBytes), 256));
@@ -173,9 +173,11 @@ symmem_status allocation_geometry(const Driver* d, int device, uint64_t size_byt
   const uint64_t ce_slot_max = tunable_value(Tunable::kCudaCeSlotBytes);
   const bool ce = ce_scratch && ce_slot_max > 0 && size_bytes >= tunable_value(Tunable::kCudaCeMinBytes);
   g->ce_slot = ce ? std::min(round_up(ce_slot_max, 4096), round_up(size_bytes / 8, 4096)) : 0;
-  // SYMMEM_CUDA_LL128_MAX_BYTES: 2 slots x 2 ranks of lines, as the push scratch (0: none).
+  // SYMMEM_CUDA_LL128_MAX_BYTES: 2 slots x 2 ranks of lines, as the push scratch, and the two-shot's
+  // slack (0: none).
   const uint64_t ll128_max = tunable_value(Tunable::kCudaLl128MaxBytes);
-  g->ll128_area = ll128_max > 0 ? 4 * ll128_lines_bytes(std::min(size_bytes, ll128_max)) : 0;
+  g->ll128_area =
+      ll128_max > 0 ? 4 * ll128_lines_bytes(std::min(size_bytes, ll128_max)) + kLl128AreaSlack : 0;
   g->pad_region = round_up(std::max<uint64_t>(sizeof(PadRegion), kScratchOff + 4 * per_rank) +
                                g->ll128_area + 2 * g->ce_slot,
                            gran);
@@ -792,9 +794,12 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
 // catches up sooner the larger the world. Measured at worlds 3 and 4 (4 x H100), µs, one-shot
 // against two-shot: world 3 out of place 2 MiB 19.3 / 23.1, 4 MiB 38.0 / 32.2, in place 1 MiB 12.7
 // / 14.0, 2 MiB 19.3 / 19.2; world 4 out of place 1 MiB 16.5 / 19.7, 2 MiB 26.3 / 24.2, in place
-// 512 KiB 11.3 / 12.7, 1 MiB 16.4 / 14.8. Worlds 5 to 8 have not run on GPUs of their own: the
-// same shares, unmeasured. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES
-// override.
+// 512 KiB 11.3 / 12.7, 1 MiB 16.4 / 14.8 (the pull two-shot). Worlds 5 to 8 have not run on GPUs
+// of their own: the same shares, unmeasured. Where the 128-byte-line two-shot runs (worlds 3 and 4
+// on GPUs of their own) it is faster from 1 MiB in and out of place, so two-shot from there:
+// world 3 1 MiB 8.5 against the one-shot's 12.7, 512 KiB 8.7 against 8.2; world 4 1 MiB 12.1
+// against 16.4, 512 KiB 10.8 against 10.7. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES /
+// SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
   // fallbacks depend on the buffer.
@@ -819,16 +824,20 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
     return two_shot_pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT;
   }
   const uint64_t share = world_ > 2 ? uint64_t(world_) : 1;
+  const bool line_two_shot = ll128_two_shot_max_bytes() >= kAutoLl128TwoShotMinBytes;
   uint64_t threshold;
   if (!in_place) {
-    threshold = min_two_shot_set ? min_two_shot_env : (kAutoOneShotTraffic * 2) / share;
+    const uint64_t computed = line_two_shot ? kAutoLl128TwoShotMinBytes : 2 * kAutoOneShotTraffic / share;
+    threshold = min_two_shot_set ? min_two_shot_env : computed;
   } else if (min_two_shot_ip_set) {
     threshold = min_two_shot_ip_env;
   } else {
     // One wait and no trailing barrier: 4.9 against 8.0 us at 4 KiB, 6.2 against 9.3 us at 128 KiB
     // on 4 x H200.
     threshold = std::max(push_cap(), ll128_one_shot_max_bytes()) + 1;
-    if (world_ > 2) threshold = std::min(threshold, kAutoOneShotTraffic / share);
+    if (world_ > 2)
+      threshold =
+          std::min(threshold, line_two_shot ? kAutoLl128TwoShotMinBytes : kAutoOneShotTraffic / share);
   }
   // Never an in-place one-shot that symmem_all_reduce would refuse (inclusive bound).
   const uint64_t ip_max = one_shot_in_place_max_bytes();
@@ -847,23 +856,22 @@ uint64_t DeviceBuffer::one_shot_in_place_max_bytes() {
 }
 
 // 0 where two ranks share a GPU: the lines rely on a 128-byte store crossing NVLink whole, which
-// stores within one GPU do not promise. At world 2 the whole area. At worlds 3 and 4 only up to
-// kLl128WideMaxBytes of input: there each rank stores its input into three peers, and from 1 MiB
-// the 1/15 more bytes cost more than the fence they save (world 4 on 4 x H100: 128-512 KiB
-// 0.4-0.5 us faster than the push one-shot, 1 MiB 0.8 us slower). Worlds 5 to 8 have not run on GPUs
-// of their own: none there.
+// stores within one GPU do not promise. Worlds 5 to 8 have not run on GPUs of their own: none
+// there either.
 uint64_t DeviceBuffer::ll128_cap() const {
-  if (!own_gpus_ || world_ > 4) return 0;
-  const uint64_t whole = ll128_capacity(ll128_area_, world_);
-  return world_ == 2 ? whole : std::min(whole, ll128_lines_bytes(kLl128WideMaxBytes));
+  return own_gpus_ && world_ <= 4 ? ll128_capacity(ll128_area_, world_) : 0;
 }
 
 uint64_t DeviceBuffer::ll128_one_shot_max_bytes() const {
-  return cuda::ll128_one_shot_max_bytes(ll128_cap());
+  return cuda::ll128_one_shot_max_bytes(ll128_cap(), world_);
 }
 
 uint64_t DeviceBuffer::push_one_shot_max_bytes() const {
   return cuda::push_one_shot_max_bytes(push_cap());
+}
+
+uint64_t DeviceBuffer::ll128_two_shot_max_bytes() const {
+  return cuda::ll128_two_shot_max_bytes(ll128_cap(), world_);
 }
 
 uint64_t DeviceBuffer::push_two_shot_max_bytes() const {

@@ -149,8 +149,9 @@ class DeviceBuffer : public symmem_buffer {
   // Largest all-reduce input (bytes) that the push one-shot / the world-2 push two-shot takes.
   uint64_t push_one_shot_max_bytes() const;
   uint64_t push_two_shot_max_bytes() const;
-  // Largest all-reduce input (bytes) that the 128-byte-line one-shot takes.
+  // Largest all-reduce input (bytes) that the 128-byte-line one-shot / two-shot takes.
   uint64_t ll128_one_shot_max_bytes() const;
+  uint64_t ll128_two_shot_max_bytes() const;
 
   // ---- copy-engine two-shot (all_reduce with SYMMEM_ALGO_TWO_SHOT_CE) ----
   // Why this call cannot run it (SYMMEM_ERR_UNSUPPORTED naming the reason), or SYMMEM_OK.

@@ -32,9 +32,19 @@
 namespace symmem::cuda {
 namespace phases {
 
-enum Kind { kOneShot, kOneShotPush, kOneShotLl, kTwoShot, kTwoShotPush, kOneShotLl128, kKinds };
-constexpr const char* kKindNames[kKinds] = {"one_shot", "one_shot_push", "one_shot_ll", "two_shot",
-                                            "two_shot_push", "one_shot_ll128"};
+enum Kind {
+  kOneShot,
+  kOneShotPush,
+  kOneShotLl,
+  kTwoShot,
+  kTwoShotPush,
+  kOneShotLl128,
+  kTwoShotLl128,
+  kKinds
+};
+constexpr const char* kKindNames[kKinds] = {"one_shot",       "one_shot_push", "one_shot_ll",
+                                            "two_shot",       "two_shot_push", "one_shot_ll128",
+                                            "two_shot_ll128"};
 constexpr int kMaxBarriers = 3;
 // Marks in shared memory: entry, go, then (issued, released, passed) per barrier, then end.
 constexpr int kEntry = 0, kGo = 1, kEnd = 2 + 3 * kMaxBarriers, kMarks = kEnd + 1;

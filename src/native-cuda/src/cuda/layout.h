@@ -135,11 +135,16 @@ constexpr uint64_t kLl128ChunkBytes = 512;
 constexpr uint64_t ll128_lines_bytes(uint64_t bytes) {
   return ((bytes + 7) / 8 + kLl128ChunkWords - 1) / kLl128ChunkWords * kLl128ChunkBytes;
 }
-// AUTO at worlds 3 to 8: in place two-shot from this / world, out of place from twice that
-// (DeviceBuffer::auto_algo).
+// AUTO at worlds 3 to 8: in place two-shot from this / world, out of place from twice that; where
+// the 128-byte-line two-shot runs, from kAutoLl128TwoShotMinBytes (DeviceBuffer::auto_algo).
 constexpr uint64_t kAutoOneShotTraffic = 4 * 1024 * 1024;
-// The largest input that takes the lines at worlds 3 and 4 (DeviceBuffer::ll128_cap).
+constexpr uint64_t kAutoLl128TwoShotMinBytes = 1024 * 1024;
+// The largest one-shot that takes the lines at worlds 3 and 4 (kernels.h).
 constexpr uint64_t kLl128WideMaxBytes = 512 * 1024;
+// The area's room beyond 2 slots x 2 ranks of lines for an input: a chunk for each [slot][rank] of
+// the two-shot's two areas at up to 8 ranks, which whole slices of chunks need beyond the input's
+// own lines (at world 4 a 4 MiB two-shot takes 2185 chunks a slice; without it 2184 fit).
+constexpr uint64_t kLl128AreaSlack = 2 * 2 * 8 * kLl128ChunkBytes;
 // Bytes of lines per [slot][rank] in an area of `area` bytes at `world` ranks (whole chunks).
 constexpr uint64_t ll128_capacity(uint64_t area, int world) {
   return area / (2 * uint64_t(world < 1 ? 1 : world)) / kLl128ChunkBytes * kLl128ChunkBytes;
@@ -148,6 +153,16 @@ constexpr uint64_t ll128_capacity(uint64_t area, int world) {
 constexpr uint64_t ll128_max_input(uint64_t cap) {
   return cap / kLl128ChunkBytes * kLl128ChunkWords * 8;
 }
+// The two-shot's reduce area in the first half of each [slot][rank] region of `cap` bytes, its
+// gather area in the second, from this offset (whole chunks).
+constexpr uint64_t ll128_gather_off(uint64_t cap) { return cap / 2 / kLl128ChunkBytes * kLl128ChunkBytes; }
+// The largest input of the two-shot at `world` ranks: `world` slices of whole chunks, one slice in
+// each half of a region.
+constexpr uint64_t ll128_two_shot_max_input(uint64_t cap, int world) {
+  return uint64_t(world) * (ll128_gather_off(cap) / kLl128ChunkBytes) * kLl128ChunkWords * 8;
+}
+static_assert(ll128_two_shot_max_input(2 * 8 * kLl128ChunkBytes, 4) == 4 * 8 * kLl128ChunkWords * 8,
+              "a slice of 8 chunks in each half");
 static_assert(ll128_lines_bytes(ll128_max_input(4 * kLl128ChunkBytes)) == 4 * kLl128ChunkBytes,
               "the largest input of a capacity fits it exactly");
 
