@@ -322,10 +322,13 @@ def crossovers(backend, rows, world, p):
     text = lambda b: "never" if b is None else size_text(b)
     for label, one, two, col, knob, rule in (
             ("out of place", "one-shot", "two-shot", "auto=", "SYMMEM_CUDA_TWO_SHOT_MIN_BYTES",
-             "default 1 MiB; unset, world 1 runs one-shot at every size, world 2 too except where only the push"
-             " two-shot fits the scratch"),
+             "unset: world 1 runs one-shot at every size, world 2 too except where only the push two-shot fits"
+             " the scratch, worlds 3 and 4 with the 128-byte-line two-shot two-shot from 1 MiB, other worlds"
+             " from 8 MiB / world"),
             ("in place", "one-shot-ip", "two-shot-ip", "ip=", "SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES",
-             "default: just above the push scratch's capacity; one-shot in place stops at its register limit")):
+             "unset: just above the push scratch's capacity or the 128-byte lines' bound, at worlds 3 to 8 from"
+             " 1 MiB (with the 128-byte-line two-shot) or 4 MiB / world at most; one-shot in place stops at its"
+             " register limit")):
         start, first, only_two = crossover(rows, one, two)
         measured = start if start is not None else only_two
         switch = auto_switch(rows, col)

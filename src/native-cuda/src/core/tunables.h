@@ -86,12 +86,13 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "spare room"},
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset: world 1 runs "
-     "one-shot at every size, world 2 too except where only the push two-shot fits the scratch, "
-     "worlds 3 to 8 two-shot from 8 MiB / world)"},
+     "one-shot at every size, world 2 too except where only the push two-shot fits the scratch; "
+     "worlds 3 and 4 two-shot from 1 MiB where the 128-byte-line two-shot runs, else, as at 5 to "
+     "8, from 8 MiB / world)"},
     {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
      "the push scratch's capacity or the 128-byte lines' bound, whichever is larger, and at worlds "
-     "3 to 8 from 4 MiB / world at most)"},
+     "3 to 8 from 1 MiB where the 128-byte-line two-shot runs, else from 4 MiB / world, at most)"},
     {"SYMMEM_CUDA_LOAD_KERNELS", "cuda", 0, 1, 1,
      "1 loads every kernel at the process's first buffer on a device, 0 leaves each to its first "
      "launch (CUDA's lazy loading, which can then wait for other threads' spinning collectives)"},
@@ -120,12 +121,13 @@ inline constexpr TunableSpec kTunableSpecs[] = {
      "link serves faster take more (on 2 x H100 1 was 3 % faster than a fixed share from 32 to "
      "256 MiB, 2 and 4 less); 0: a fixed share per block"},
     {"SYMMEM_CUDA_LL128_MAX_BYTES", "cuda", 0, uint64_t{1} << 30, uint64_t{4} << 20,
-     "bytes: largest one-shot above the low-latency lines that sends its input as 128-byte lines "
+     "bytes: largest all-reduce above the low-latency lines that sends its input as 128-byte lines "
      "(120 data bytes and the call's flag, one warp's store each: no fence, no separate signal, "
-     "the receiver reduces each line as it lands); a buffer's pad region gets room for 2 slots x "
-     "2 ranks of lines for min(its size, this) (about 4.3 x that many bytes: up to 18 MiB more per "
-     "buffer at 4 MiB); relies on a 128-byte line crossing NVLink whole, as NCCL's LL128 does, "
-     "and is used only at world 2 with a GPU for each rank (other worlds: the push one-shot); 0: "
+     "the receiver reduces each line as it lands): the one-shot at world 2, the one-shot up to "
+     "512 KiB and the two-shot at worlds 3 and 4, each with a GPU for each rank (elsewhere: the "
+     "push one-shot, the pull two-shot); a buffer's pad region gets room for 2 slots x 2 ranks of "
+     "lines for min(its size, this) and 16 KiB (about 4.3 x that many bytes: up to 18 MiB more per "
+     "buffer at 4 MiB); relies on a 128-byte line crossing NVLink whole, as NCCL's LL128 does; 0: "
      "never, no such room; must be the same on every rank (import fails otherwise)"},
 };
 static_assert(sizeof kTunableSpecs / sizeof kTunableSpecs[0] == kTunableCount,
