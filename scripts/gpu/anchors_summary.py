@@ -323,8 +323,8 @@ def crossovers(backend, rows, world, p):
     for label, one, two, col, knob, rule in (
             ("out of place", "one-shot", "two-shot", "auto=", "SYMMEM_CUDA_TWO_SHOT_MIN_BYTES",
              "unset: world 1 runs one-shot at every size, world 2 too except where only the push two-shot fits"
-             " the scratch, worlds 3 and 4 with the 128-byte-line two-shot two-shot from 1 MiB, other worlds"
-             " from 8 MiB / world"),
+             " the scratch, worlds 3 and 4 two-shot from 1 MiB at sizes the 128-byte-line two-shot takes,"
+             " else from 8 MiB / world"),
             ("in place", "one-shot-ip", "two-shot-ip", "ip=", "SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES",
              "unset: just above the push scratch's capacity or the 128-byte lines' bound, at worlds 3 to 8 from"
              " 1 MiB (with the 128-byte-line two-shot) or 4 MiB / world at most; one-shot in place stops at its"

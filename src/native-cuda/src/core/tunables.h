@@ -87,12 +87,13 @@ inline constexpr TunableSpec kTunableSpecs[] = {
     {"SYMMEM_CUDA_TWO_SHOT_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO out-of-place all-reduces of at least this size run two-shot (unset: world 1 runs "
      "one-shot at every size, world 2 too except where only the push two-shot fits the scratch; "
-     "worlds 3 and 4 two-shot from 1 MiB where the 128-byte-line two-shot runs, else, as at 5 to "
-     "8, from 8 MiB / world)"},
+     "worlds 3 and 4 two-shot from 1 MiB at sizes the 128-byte-line two-shot takes, else, as at 5 "
+     "to 8, from 8 MiB / world)"},
     {"SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES", "cuda", 0, kUnbounded, kComputed,
      "bytes: AUTO in-place all-reduces of at least this size run two-shot (unset: from just above "
      "the push scratch's capacity or the 128-byte lines' bound, whichever is larger, and at worlds "
-     "3 to 8 from 1 MiB where the 128-byte-line two-shot runs, else from 4 MiB / world, at most)"},
+     "3 to 8 from 1 MiB at sizes the 128-byte-line two-shot takes, else from 4 MiB / world, at "
+     "most)"},
     {"SYMMEM_CUDA_LOAD_KERNELS", "cuda", 0, 1, 1,
      "1 loads every kernel at the process's first buffer on a device, 0 leaves each to its first "
      "launch (CUDA's lazy loading, which can then wait for other threads' spinning collectives)"},

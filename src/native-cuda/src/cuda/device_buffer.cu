@@ -786,20 +786,21 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
   });
 }
 
-// AUTO's crossovers, bf16 sum (docs/cuda-backend.md). Out of place: world 1 one-shot at every size;
-// world 2 one-shot except where only the push two-shot fits (below); worlds 3 to 8 two-shot from
-// 8 MiB / world. In place: one-shot while the input fits the push scratch or the 128-byte lines,
-// at worlds 3 to 8 below 4 MiB / world at most. The world's share follows the traffic: a
-// one-shot brings every rank (world - 1) inputs, a two-shot 2 (world - 1) / world, so the two-shot
-// catches up sooner the larger the world. Measured at worlds 3 and 4 (4 x H100), µs, one-shot
-// against two-shot: world 3 out of place 2 MiB 19.3 / 23.1, 4 MiB 38.0 / 32.2, in place 1 MiB 12.7
-// / 14.0, 2 MiB 19.3 / 19.2; world 4 out of place 1 MiB 16.5 / 19.7, 2 MiB 26.3 / 24.2, in place
-// 512 KiB 11.3 / 12.7, 1 MiB 16.4 / 14.8 (the pull two-shot). Worlds 5 to 8 have not run on GPUs
-// of their own: the same shares, unmeasured. Where the 128-byte-line two-shot runs (worlds 3 and 4
-// on GPUs of their own) it is faster from 1 MiB in and out of place, so two-shot from there:
-// world 3 1 MiB 8.5 against the one-shot's 12.7, 512 KiB 8.7 against 8.2; world 4 1 MiB 12.1
-// against 16.4, 512 KiB 10.8 against 10.7. SYMMEM_CUDA_TWO_SHOT_MIN_BYTES /
-// SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
+// AUTO's crossovers, bf16 sum (docs/cuda-backend.md), µs one-shot / two-shot on 4 x H100 where
+// not said otherwise.
+// - Out of place, world 1: one-shot at every size; world 2: one-shot except where only the push
+//   two-shot fits (below).
+// - Worlds 3 and 4 on GPUs of their own, where the 128-byte-line two-shot takes the size: two-shot
+//   from 1 MiB in and out of place (world 3 512 KiB 8.2 / 8.7, 1 MiB 12.7 / 8.5; world 4 512 KiB
+//   10.7 / 10.8, 1 MiB 16.4 / 12.1).
+// - Otherwise at worlds 3 to 8 (the pull two-shot): out of place from 8 MiB / world, in place from
+//   4 MiB / world, since a one-shot brings every rank world - 1 inputs and a two-shot
+//   2 (world - 1) / world, so the two-shot catches up sooner the larger the world (world 3 out of
+//   place 2 MiB 19.3 / 23.1, 4 MiB 38.0 / 32.2; world 4 out of place 1 MiB 16.5 / 19.7, 2 MiB
+//   26.3 / 24.2, in place 512 KiB 11.3 / 12.7, 1 MiB 16.4 / 14.8). Worlds 5 to 8 have not run on
+//   GPUs of their own: the same shares, unmeasured.
+// - In place, never a one-shot above what the push scratch or the 128-byte lines hold.
+// SYMMEM_CUDA_TWO_SHOT_MIN_BYTES / SYMMEM_CUDA_TWO_SHOT_IP_MIN_BYTES override.
 int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
   // The environment is read once (getenv walks the whole environment: a JVM's is long); only the
   // fallbacks depend on the buffer.
@@ -824,10 +825,10 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
     return two_shot_pushes ? SYMMEM_ALGO_TWO_SHOT : SYMMEM_ALGO_ONE_SHOT;
   }
   const uint64_t share = world_ > 2 ? uint64_t(world_) : 1;
-  const bool line_two_shot = ll128_two_shot_max_bytes() >= kAutoLl128TwoShotMinBytes;
+  const bool lines_take_it = bytes <= ll128_two_shot_max_bytes();
   uint64_t threshold;
   if (!in_place) {
-    const uint64_t computed = line_two_shot ? kAutoLl128TwoShotMinBytes : 2 * kAutoOneShotTraffic / share;
+    const uint64_t computed = lines_take_it ? kAutoLl128TwoShotMinBytes : 2 * kAutoOneShotTraffic / share;
     threshold = min_two_shot_set ? min_two_shot_env : computed;
   } else if (min_two_shot_ip_set) {
     threshold = min_two_shot_ip_env;
@@ -837,7 +838,7 @@ int DeviceBuffer::auto_algo(int, uint64_t bytes, bool in_place) {
     threshold = std::max(push_cap(), ll128_one_shot_max_bytes()) + 1;
     if (world_ > 2)
       threshold =
-          std::min(threshold, line_two_shot ? kAutoLl128TwoShotMinBytes : kAutoOneShotTraffic / share);
+          std::min(threshold, lines_take_it ? kAutoLl128TwoShotMinBytes : kAutoOneShotTraffic / share);
   }
   // Never an in-place one-shot that symmem_all_reduce would refuse (inclusive bound).
   const uint64_t ip_max = one_shot_in_place_max_bytes();

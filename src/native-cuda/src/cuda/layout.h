@@ -135,8 +135,8 @@ constexpr uint64_t kLl128ChunkBytes = 512;
 constexpr uint64_t ll128_lines_bytes(uint64_t bytes) {
   return ((bytes + 7) / 8 + kLl128ChunkWords - 1) / kLl128ChunkWords * kLl128ChunkBytes;
 }
-// AUTO at worlds 3 to 8: in place two-shot from this / world, out of place from twice that; where
-// the 128-byte-line two-shot runs, from kAutoLl128TwoShotMinBytes (DeviceBuffer::auto_algo).
+// AUTO at worlds 3 to 8: in place two-shot from this / world, out of place from twice that; at sizes
+// the 128-byte-line two-shot takes, from kAutoLl128TwoShotMinBytes (DeviceBuffer::auto_algo).
 constexpr uint64_t kAutoOneShotTraffic = 4 * 1024 * 1024;
 constexpr uint64_t kAutoLl128TwoShotMinBytes = 1024 * 1024;
 // The largest one-shot that takes the lines at worlds 3 and 4 (kernels.h).
