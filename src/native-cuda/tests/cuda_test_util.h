@@ -4,7 +4,10 @@
 #include <cuda_runtime.h>
 #include <sched.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include "test_util.h"
 
@@ -29,6 +32,32 @@ inline int gpu_count_in_child() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+// The worlds a multi-rank test runs: SYMMEM_TEST_WORLDS=2,3,4 (each 2..8) where given, else
+// `fallback`. A malformed value ends the test with a message naming it (exit 1).
+inline std::vector<int> test_worlds(const char* test, const std::vector<int>& fallback) {
+  const char* w = std::getenv("SYMMEM_TEST_WORLDS");
+  if (w == nullptr || *w == '\0') return fallback;
+  std::vector<int> worlds;
+  for (const char* p = w; *p;) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < 2 || v > 8 || (*end != ',' && *end != '\0')) {
+      std::fprintf(stderr, "%s: SYMMEM_TEST_WORLDS=%s: each world must be an integer in 2..8, "
+                   "separated by commas\n", test, w);
+      std::exit(1);
+    }
+    worlds.push_back(int(v));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return worlds;
+}
+
+// Whether several ranks may share a GPU (SYMMEM_ALLOW_OVERLAPPING_DEVICES=1: correctness only).
+inline bool overlapping_devices_allowed() {
+  const char* o = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
+  return o != nullptr && std::strcmp(o, "1") == 0;
 }
 
 // Returns the GPU count, or exits 77 with the SKIPPED line when there is none (or too few).

@@ -415,22 +415,8 @@ int main() {
   const bool small = std::getenv("SYMMEM_TEST_SMALL") != nullptr;
   // SYMMEM_TEST_WORLDS=2,4,8 picks the world sizes (default 2,4). A world larger than the GPU count
   // runs several ranks per GPU, which needs SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 (correctness only).
-  std::vector<int> worlds = {2, 4};
-  if (const char* w = std::getenv("SYMMEM_TEST_WORLDS")) {
-    worlds.clear();
-    for (const char* p = w; *p;) {
-      char* end = nullptr;
-      long v = std::strtol(p, &end, 10);
-      if (end == p || v < 2 || v > 8) {
-        std::fprintf(stderr, "SYMMEM_TEST_WORLDS=%s: each world must be an integer in 2..8\n", w);
-        return 1;
-      }
-      worlds.push_back(int(v));
-      p = *end == ',' ? end + 1 : end;
-    }
-  }
-  const char* overlap = std::getenv("SYMMEM_ALLOW_OVERLAPPING_DEVICES");
-  const bool overlapping = overlap != nullptr && std::strcmp(overlap, "1") == 0;
+  const std::vector<int> worlds = test_worlds("test_cuda_collectives", {2, 4});
+  const bool overlapping = overlapping_devices_allowed();
   // The pull kernels of world 2, besides the push ones that its default run takes (unless the
   // caller chose the push bound).
   const bool push_max_given = std::getenv("SYMMEM_CUDA_PUSH_MAX_BYTES") != nullptr;

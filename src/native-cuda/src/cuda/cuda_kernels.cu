@@ -283,20 +283,23 @@ __device__ __forceinline__ float combine(float acc, float x) {
 }
 
 // W, a template parameter of the reducing kernels: how many ranks their per-thread arrays hold.
-// Kernels for world 2 (W = 2) keep two packs per item where the generic ones (W = kMaxCollWorld)
-// keep eight: at most 64 registers per thread (launch bounds) instead of 100 to 128, so that two
-// 512-thread blocks fit on an SM. A full grid then holds half of every SM, and a second collective
-// launched meanwhile by another thread or stream still finds room on every SM; with one block per
-// SM, two collectives each waiting for its peer could fill both GPUs and stall until the deadline.
-// Three or more at once can still (docs/cuda-backend.md, concurrency).
+// World 2 runs kernels compiled for two ranks (W = 2), worlds 3 and 4 for four (W = 4), worlds 5 to
+// 8 the generic ones (W = kMaxCollWorld). W = 2 and W = 4 keep two and four packs per item where the
+// generic ones keep eight: at most 64 registers per thread (launch bounds) instead of 100 to 128, so
+// that two 512-thread blocks fit on an SM. A full grid then holds half of every SM, and a second
+// collective launched meanwhile by another thread or stream still finds room on every SM; with one
+// block per SM, two collectives each waiting for its peer fill both GPUs and stall until the
+// deadline (worlds 3 and 4 did, with the generic kernels, in test_cuda_streams). Three or more at
+// once can still, and so can two at worlds 5 to 8 (docs/cuda-backend.md, concurrency).
 template <int W>
-constexpr int blocks_per_sm() { return W == 2 ? 2 : 1; }
+constexpr int blocks_per_sm() { return W <= 4 ? 2 : 1; }
 template <int W>
 __device__ __forceinline__ int world_of(const CollArgs& a) { return W == 2 ? 2 : a.world; }
 // Calls f with std::integral_constant<int, W>: the kernels' W for a collective of `world` ranks.
 template <class F>
 decltype(auto) with_world(int world, F&& f) {
   if (world == 2) return f(std::integral_constant<int, 2>{});
+  if (world <= 4) return f(std::integral_constant<int, 4>{});
   return f(std::integral_constant<int, kMaxCollWorld>{});
 }
 
@@ -1332,13 +1335,16 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       return launch<one_shot_ll_kernel<T, NV, OP, false>>(gl.blocks, gl.threads, s, a, count, out,
                                                           out_vec);
     }
-    if (bytes <= ll128_one_shot_max_bytes(a.ll128_cap, a.world)) {
-      gl = split_full_blocks(gl);
-      if (out == nullptr)
-        return launch<one_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
-                                                             static_cast<T*>(nullptr), 1);
-      return launch<one_shot_ll128_kernel<T, OP, false, W>>(gl.blocks, gl.threads, s, a, count, out,
-                                                            out_vec);
+    // Worlds 2 to 4 only: the lines' area is empty above (DeviceBuffer::ll128_cap).
+    if constexpr (W <= 4) {
+      if (bytes <= ll128_one_shot_max_bytes(a.ll128_cap, a.world)) {
+        gl = split_full_blocks(gl);
+        if (out == nullptr)
+          return launch<one_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
+                                                               static_cast<T*>(nullptr), 1);
+        return launch<one_shot_ll128_kernel<T, OP, false, W>>(gl.blocks, gl.threads, s, a, count,
+                                                              out, out_vec);
+      }
     }
     // One item per thread while the grid allows (a thread's items are reduced one after the
     // other, each a round trip to the peers); in place up to KREG each at the largest sizes.
@@ -1356,7 +1362,7 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
                     static_cast<T*>(nullptr));
     return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out);
   }
-  if constexpr (W > 2) {
+  if constexpr (W == 4) {
     // Worlds 3 and 4 (the lines' area is empty elsewhere): the 128-byte-line two-shot while a
     // slice fits its half of a region, on the one-shot's grid for a slice's vectors.
     if (count * sizeof(T) <= ll128_two_shot_max_bytes(a.ll128_cap, a.world)) {
@@ -1473,10 +1479,10 @@ void load_world_reductions(Loader& load) {
   load(one_shot_kernel<T, N, OP, false, W>);
   load(one_shot_push_kernel<T, N, OP, true, W>);
   load(one_shot_push_kernel<T, N, OP, false, W>);
-  if constexpr (N == 16 / sizeof(T)) {
+  if constexpr (N == 16 / sizeof(T) && W <= 4) {
     load(one_shot_ll128_kernel<T, OP, true, W>);
     load(one_shot_ll128_kernel<T, OP, false, W>);
-    if constexpr (W > 2) {
+    if constexpr (W == 4) {
       load(two_shot_ll128_kernel<T, OP, true, W>);
       load(two_shot_ll128_kernel<T, OP, false, W>);
     }
@@ -1493,6 +1499,7 @@ void load_world_reductions(Loader& load) {
 template <class T, int N, int OP>
 void load_reductions(Loader& load) {
   load_world_reductions<T, N, OP, 2>(load);
+  load_world_reductions<T, N, OP, 4>(load);
   load_world_reductions<T, N, OP, kMaxCollWorld>(load);
   if constexpr (sizeof(Pack<T, N>) == kLlWords * 4) {
     load(one_shot_ll_kernel<T, N, OP, true>);
