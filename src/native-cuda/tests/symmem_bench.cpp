@@ -40,11 +40,17 @@ static const char* algo_text(int a) {
   return a == SYMMEM_ALGO_ONE_SHOT ? "one" : a == SYMMEM_ALGO_TWO_SHOT_CE ? "ce" : "two";
 }
 static const int kMaxSizes = 32;
+// Timed calls per loop: about 512 MiB of input, 10 to 2000 calls.
+static int iters_for(uint64_t bytes) {
+  return int(std::min<uint64_t>(2000, std::max<uint64_t>(10, (2ull << 30) / bytes / 4)));
+}
 
 struct Shared {
   double us[8][kMaxSizes][kVariants];  // [rank][size][variant]
   double host_us[8][kMaxSizes][kVariants];  // CPU time per call while enqueuing (launch cost)
   double host_sym_us[8][kMaxSizes][kVariants];  // the same on a symmem_stream_create stream
+  double longest_call_us[8][kMaxSizes][kVariants];  // the slowest single enqueue of the timed loop
+  int longest_call_at[8][kMaxSizes][kVariants];      // and its index in the loop
   double barrier_us[8];
   double barrier_host_us[8];  // CPU time per barrier_on_stream call (enqueue only)
   double barrier_host_sym_us[8];  // the same on a symmem_stream_create stream
@@ -151,7 +157,7 @@ int main(int argc, char** argv) {
     bool ce_refused = false;  // the buffer has no copy-engine scratch
     for (size_t si = 0; si < sizes.size(); ++si) {
       const uint64_t bytes = sizes[si], count = bytes / es;
-      const int iters = int(std::min<uint64_t>(2000, std::max<uint64_t>(10, (2ull << 30) / bytes / 4)));
+      const int iters = iters_for(bytes);
       symmem_algo chosen;
       CHECK_OK(symmem_all_reduce_auto_algo(b, symmem_dtype(dtype), count, 0, &chosen));
       if (rank == 0) sh->auto_algo[si] = chosen;
@@ -186,9 +192,20 @@ int main(int argc, char** argv) {
         CHECK_OK(symmem_barrier(b, 0, timeout));
         CUDA_OK(cudaEventRecord(e0, s));
         const auto q0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < iters; ++i) CHECK_OK(op());
+        auto last = q0;
+        double longest = 0;
+        int longest_at = 0;
+        for (int i = 0; i < iters; ++i) {
+          CHECK_OK(op());
+          const auto now = std::chrono::steady_clock::now();
+          const double took = std::chrono::duration<double, std::micro>(now - last).count();
+          if (took > longest) longest = took, longest_at = i;
+          last = now;
+        }
         sh->host_us[rank][si][v] =
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - q0).count() / iters;
+            std::chrono::duration<double, std::micro>(last - q0).count() / iters;
+        sh->longest_call_us[rank][si][v] = longest;
+        sh->longest_call_at[rank][si][v] = longest_at;
         CUDA_OK(cudaEventRecord(e1, s));
         CHECK_OK(symmem_stream_synchronize(b, s));
         float ms = 0;
@@ -269,6 +286,30 @@ int main(int argc, char** argv) {
     const double busbw = world > 1 ? 2.0 * (world - 1) / world * sizes[si] / (best * 1e-6) / 1e9
                                    : sizes[si] / (best * 1e-6) / 1e9;
     std::printf(" %6s %6s %10.1f\n", algo_text(sh->auto_algo[si]), algo_text(sh->auto_algo_ip[si]), busbw);
+  }
+  // A loop far slower than the size's best variant (the bench's stalls: a single loop at 90-560 us per
+  // op among neighbours at 4-10): each rank's GPU and host time per op, and its slowest single call.
+  // A host whose calls were all quick did not stall; a slow call may be the host's own stall or a
+  // launch queue that filled behind a stalled GPU (then late in the loop, after the queue's depth).
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    double best = 0;
+    for (int v = 0; v < kVariants; ++v) {
+      double t = 0;
+      for (int r = 0; r < world; ++r) t = std::max(t, sh->us[r][si][v]);
+      if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    for (int v = 0; v < kVariants; ++v) {
+      double t = 0;
+      for (int r = 0; r < world; ++r) t = std::max(t, sh->us[r][si][v]);
+      if (best == 0 || t < 4 * best + 20) continue;
+      std::printf("slow loop: %llu bytes %s, %.2f us per op against the size's best %.2f:",
+                  (unsigned long long)sizes[si], kVariantName[v], t, best);
+      for (int r = 0; r < world; ++r)
+        std::printf(" | rank %d gpu %.2f host %.2f slowest call %.1f (call %d of %d)", r,
+                    sh->us[r][si][v], sh->host_us[r][si][v], sh->longest_call_us[r][si][v],
+                    sh->longest_call_at[r][si][v], iters_for(sizes[si]));
+      std::printf("\n");
+    }
   }
   // Host time per call while enqueuing: when it is close to the time per op above, the GPU waited for
   // launches (launch-bound) and the figure is the CPU's, not the kernel's.

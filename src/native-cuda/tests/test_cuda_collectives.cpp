@@ -301,12 +301,6 @@ static void signals(Ctx& c) {
   CHECK_OK(symmem_barrier(c.b, 0, kTimeout));
 }
 
-// Whether the byte bound `name` lets `bytes` through (unset: its default, which does here).
-static bool bound_allows(const char* name, uint64_t bytes) {
-  const char* v = std::getenv(name);
-  return v == nullptr || std::strtoull(v, nullptr, 10) >= bytes;
-}
-
 static int rank_main(int rank, int world, int ngpu) {
   symmem_backend* be = nullptr;
   const uint64_t bytes = kMaxCount * 4 * world + 4096;
@@ -380,20 +374,30 @@ static int rank_main(int rank, int world, int ngpu) {
     c.out = static_cast<char*>(saved) + 2;
     all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
     all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT16, SYMMEM_MAX, 1003);
-    // Outs aligned on some ranks and not on others: the line paths are chosen by size alone, so
-    // every rank takes the same one (low-latency lines at 1003 elements; 128-byte lines at 200003
-    // bf16 and 100001 float32, which take them with a GPU for each rank at worlds 2 to 4, at 3 and
-    // 4 only as shipped). Only where the lines run: the other paths still take their grid from
-    // out's alignment (docs/cuda-backend.md).
-    const bool ll_on = bound_allows("SYMMEM_CUDA_LL_MAX_BYTES", 1003 * 2);
-    const bool ll128_on = ngpu >= world && world <= 4 &&
-                          (world == 2 ? bound_allows("SYMMEM_CUDA_LL128_MAX_BYTES", 200003 * 2)
-                                      : std::getenv("SYMMEM_CUDA_LL128_MAX_BYTES") == nullptr);
-    c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 0 : 2);
-    if (ll_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
-    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 200003);
-    c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? 4 : 0);
-    if (ll128_on) all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MAX, 100001);
+    // Outs aligned on some ranks and not on others (each rank's out is its own): every path takes
+    // its grid and its items from the count alone and stores a vector element by element where
+    // out is not aligned, so every rank still pairs the same blocks over the same items. The sizes
+    // reach every path somewhere among the worlds and variants: 1003 bf16 the low-latency lines;
+    // 200003 bf16 and 100001 float32 the 128-byte lines (worlds 2 to 4 on GPUs of their own), else
+    // the push one-shot, and as two-shots the push two-shot (world 2), the lines' two-shot (3 and
+    // 4) or the pull two-shot; 2000006 float32 (8 MB) the pull one-shot, and the push (world 2) or
+    // pull two-shot; reduce-scatter and all-gather their vector kernels.
+    auto mixed = [&](ptrdiff_t even, ptrdiff_t odd) {
+      c.out = static_cast<char*>(saved) + (rank % 2 == 0 ? even : odd);
+    };
+    mixed(0, 2);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 1003);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_AVG, 200003);
+    all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 200003);
+    reduce_scatter_case(c, false, SYMMEM_BFLOAT16, SYMMEM_SUM, 4096);
+    all_gather_case(c, false, SYMMEM_BFLOAT16, 4096);
+    mixed(4, 0);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MAX, 100001);
+    all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT32, SYMMEM_MIN, 100001);
+    all_reduce_case(c, SYMMEM_ALGO_ONE_SHOT, false, SYMMEM_FLOAT32, SYMMEM_SUM, 2 * kMaxCount);
+    all_reduce_case(c, SYMMEM_ALGO_TWO_SHOT, false, SYMMEM_FLOAT32, SYMMEM_SUM, 2 * kMaxCount);
+    reduce_scatter_case(c, false, SYMMEM_FLOAT32, SYMMEM_MAX, 4096);
+    all_gather_case(c, false, SYMMEM_FLOAT32, 4096);
     c.out = saved;
   }
   CHECK_OK(symmem_barrier(b, 0, kTimeout));

@@ -274,6 +274,20 @@ template <class T, int N>
 __device__ __forceinline__ void store(T* p, const Pack<T, N>& v) {
   *reinterpret_cast<Pack<T, N>*>(p) = v;
 }
+// A pack into a caller's out: whole where out is 16-byte aligned (out_vec), element by element where
+// it is not. Each rank's out is its own, so its alignment may differ between ranks; the kernels take
+// their grid and their items from the count alone and only store differently, so that every rank
+// still pairs the same blocks over the same items (a grid taken from out's alignment paired
+// different items, or waited for blocks a peer did not launch).
+template <class T, int N>
+__device__ __forceinline__ void store_out(T* p, const Pack<T, N>& v, int out_vec) {
+  if (out_vec) {
+    store<T, N>(p, v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < N; ++q) p[q] = v.v[q];
+  }
+}
 
 template <int OP>
 __device__ __forceinline__ float combine(float acc, float x) {
@@ -355,7 +369,7 @@ constexpr int KREG = 4;
 
 template <class T, int N, int OP, bool IN_PLACE, int W>
 __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_kernel(CollArgs a, uint64_t count,
-                                                                           T* out) {
+                                                                           T* out, int out_vec) {
   const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t nfull = count / N, items = (count + N - 1) / N;
@@ -363,7 +377,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_kernel(CollA
   if constexpr (!IN_PLACE) {
     for (uint64_t i = gtid(); i < items; i += gsize()) {
       if (i < nfull) {
-        store<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, i * N));
+        store_out<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, i * N), out_vec);
       } else {
         for (uint64_t j = i * N; j < count; ++j) out[j] = reduce_at<T, 1, OP, W>(a, j).v[0];
       }
@@ -414,7 +428,8 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_kernel(CollA
 template <class T, int N, int OP, bool IN_PLACE, int W>
 __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_push_kernel(CollArgs a,
                                                                                 uint64_t count,
-                                                                                T* out, int unroll2) {
+                                                                                T* out, int unroll2,
+                                                                                int out_vec) {
   const uint32_t e = enter_epoch(a);
   const int world = world_of<W>(a);
   const uint64_t slot = e & 1u;
@@ -457,6 +472,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_push_kernel(
     src[r] = r == a.rank ? a.data[r]
                          : a.data[a.rank] + a.scratch_delta + (slot * world + r) * a.scratch_cap;
   T* dst = IN_PLACE ? own : out;
+  const int dst_vec = IN_PLACE || out_vec;
   // The same items per thread as the push above: in place, a thread overwrites only input that it
   // has itself pushed already.
   i = gtid();
@@ -465,12 +481,12 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) one_shot_push_kernel(
       Pack<T, N> in0[W], in1[W];
       load_all<T, N, W>(src, world, i * N, in0);
       load_all<T, N, W>(src, world, (i + step) * N, in1);
-      store<T, N>(dst + i * N, reduce_packs<T, N, OP, W>(in0, world));
-      store<T, N>(dst + (i + step) * N, reduce_packs<T, N, OP, W>(in1, world));
+      store_out<T, N>(dst + i * N, reduce_packs<T, N, OP, W>(in0, world), dst_vec);
+      store_out<T, N>(dst + (i + step) * N, reduce_packs<T, N, OP, W>(in1, world), dst_vec);
     }
   for (; i < items; i += step) {
     if (i < nfull) {
-      store<T, N>(dst + i * N, reduce_src<T, N, OP, W>(src, world, i * N));
+      store_out<T, N>(dst + i * N, reduce_src<T, N, OP, W>(src, world, i * N), dst_vec);
     } else {
       for (uint64_t j = i * N; j < count; ++j) dst[j] = reduce_src<T, 1, OP, W>(src, world, j).v[0];
     }
@@ -845,24 +861,25 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>())
 // Out of place: the reduced slice goes to out and to the own buffer; barrier; every rank gathers
 // the other slices from their owners into out; barrier (peers done reading) (3 barriers).
 template <class T, int N, bool IN_PLACE, int W>
-__device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, uint64_t i,
+__device__ __forceinline__ void two_shot_put(const CollArgs& a, T* out, int out_vec, uint64_t i,
                                              const Pack<T, N>& v) {
   if constexpr (IN_PLACE) {
 #pragma unroll
     for (int r = 0; r < W; ++r)
       if (r < world_of<W>(a)) store<T, N>(reinterpret_cast<T*>(a.data[r]) + i * N, v);
   } else {
-    store<T, N>(out + i * N, v);
+    store_out<T, N>(out + i * N, v, out_vec);
     store<T, N>(reinterpret_cast<T*>(a.data[a.rank]) + i * N, v);
   }
 }
 
 // Copies item i (N elements; the last item may hold fewer, up to `count`) from src to dst.
+// dst_vec: dst is 16-byte aligned (store_out).
 template <class T, int N>
 __device__ __forceinline__ void copy_item(T* dst, const T* src, uint64_t i, uint64_t nfull,
-                                          uint64_t count) {
+                                          uint64_t count, int dst_vec = 1) {
   if (i < nfull) {
-    store<T, N>(dst, load_cg<T, N>(src));
+    store_out<T, N>(dst, load_cg<T, N>(src), dst_vec);
   } else {
     for (uint64_t j = 0; j < count - i * N; ++j) dst[j] = load_cg<T, 1>(src + j).v[0];
   }
@@ -870,10 +887,10 @@ __device__ __forceinline__ void copy_item(T* dst, const T* src, uint64_t i, uint
 
 // One item of the own slice: reduced from every rank's buffer and put where two_shot_put says.
 template <class T, int N, int OP, bool IN_PLACE, int W>
-__device__ __forceinline__ void two_shot_item(const CollArgs& a, T* out, uint64_t i, uint64_t nfull,
-                                              uint64_t count, int world) {
+__device__ __forceinline__ void two_shot_item(const CollArgs& a, T* out, int out_vec, uint64_t i,
+                                              uint64_t nfull, uint64_t count, int world) {
   if (i < nfull) {
-    two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_at<T, N, OP, W>(a, i * N));
+    two_shot_put<T, N, IN_PLACE, W>(a, out, out_vec, i, reduce_at<T, N, OP, W>(a, i * N));
   } else {
     for (uint64_t j = i * N; j < count; ++j) {
       const T v = reduce_at<T, 1, OP, W>(a, j).v[0];
@@ -912,7 +929,7 @@ __device__ __forceinline__ void two_shot_claimed(const CollArgs& a, uint64_t lo,
     if (threadIdx.x == 0) next[k ^ 1] = atomicAdd(&pad->two_shot_next, 1u);
     const uint64_t c_hi = min(hi, c_lo + chunk);
     for (uint64_t i = c_lo + threadIdx.x; i < c_hi; i += blockDim.x)
-      two_shot_item<T, N, OP, true, W>(a, nullptr, i, nfull, count, world);
+      two_shot_item<T, N, OP, true, W>(a, nullptr, 1, i, nfull, count, world);
     __syncthreads();  // the next claim is visible, and next[k] read by all before it is reused
   }
   if (threadIdx.x == 0 && atomicAdd(&pad->two_shot_done, 1u) == gridDim.x - 1) {
@@ -927,7 +944,8 @@ __device__ __forceinline__ void two_shot_claimed(const CollArgs& a, uint64_t lo,
 template <class T, int N, int OP, bool IN_PLACE, int W>
 __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollArgs a, uint64_t count,
                                                                            T* out, int unroll2,
-                                                                           uint32_t claim_items) {
+                                                                           uint32_t claim_items,
+                                                                           int out_vec) {
   const uint32_t e = enter_epoch(a);
   const int world = world_of<W>(a);
   constexpr int kBarriers = IN_PLACE ? 2 : 3;
@@ -946,11 +964,11 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
       Pack<T, N> in0[W], in1[W];
       load_all<T, N, W>(a.data, world, i * N, in0);
       load_all<T, N, W>(a.data, world, (i + step) * N, in1);
-      two_shot_put<T, N, IN_PLACE, W>(a, out, i, reduce_packs<T, N, OP, W>(in0, world));
-      two_shot_put<T, N, IN_PLACE, W>(a, out, i + step, reduce_packs<T, N, OP, W>(in1, world));
+      two_shot_put<T, N, IN_PLACE, W>(a, out, out_vec, i, reduce_packs<T, N, OP, W>(in0, world));
+      two_shot_put<T, N, IN_PLACE, W>(a, out, out_vec, i + step, reduce_packs<T, N, OP, W>(in1, world));
     }
   }
-  for (; i < hi; i += step) two_shot_item<T, N, OP, IN_PLACE, W>(a, out, i, nfull, count, world);
+  for (; i < hi; i += step) two_shot_item<T, N, OP, IN_PLACE, W>(a, out, out_vec, i, nfull, count, world);
   if (!coll_barrier(a, e + 2, 2, kBarriers)) return;
   if constexpr (!IN_PLACE) {
     // Gather every other slice from its owner; visit owners starting after the own rank so the
@@ -965,11 +983,11 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) two_shot_kernel(CollA
         for (; i + step < full_hi; i += 2 * step) {
           const Pack<T, N> v0 = load_cg<T, N>(src + i * N);
           const Pack<T, N> v1 = load_cg<T, N>(src + (i + step) * N);
-          store<T, N>(out + i * N, v0);
-          store<T, N>(out + (i + step) * N, v1);
+          store_out<T, N>(out + i * N, v0, out_vec);
+          store_out<T, N>(out + (i + step) * N, v1, out_vec);
         }
       }
-      for (; i < phi; i += step) copy_item<T, N>(out + i * N, src + i * N, i, nfull, count);
+      for (; i < phi; i += step) copy_item<T, N>(out + i * N, src + i * N, i, nfull, count, out_vec);
     }
     if (!coll_barrier(a, e + 3, 3, kBarriers)) return;
   }
@@ -1005,7 +1023,7 @@ __device__ __forceinline__ Pack<T, N> reduce_two(const Pack<T, N>& own, const Pa
 template <class T, int N, int OP, bool IN_PLACE>
 __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(CollArgs a,
                                                                                 uint64_t count,
-                                                                                T* out) {
+                                                                                T* out, int out_vec) {
   const uint32_t e = enter_epoch(a);
   const uint64_t slot = e & 1u;
   const int me = a.rank, peer = 1 - a.rank;
@@ -1025,12 +1043,13 @@ __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(
     copy_item<T, N>(to_peer + (i - peer_lo) * N, own + i * N, i, nfull, count);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   T* dst = IN_PLACE ? own : out;
+  const int dst_vec = IN_PLACE || out_vec;
   for (uint64_t i = my_lo + gtid(); i < my_hi; i += step) {
     const uint64_t k = (i - my_lo) * N;
     if (i < nfull) {
       const Pack<T, N> v = reduce_two<T, N, OP>(load_cg<T, N>(own + i * N),
                                                 load_cg<T, N>(from_peer + k), me);
-      store<T, N>(dst + i * N, v);
+      store_out<T, N>(dst + i * N, v, dst_vec);
       store<T, N>(theirs + i * N, v);
     } else {
       for (uint64_t j = i * N; j < count; ++j) {
@@ -1044,7 +1063,7 @@ __global__ void __launch_bounds__(512, blocks_per_sm<2>()) two_shot_push_kernel(
   if (!coll_barrier(a, e + 2, 2, 2)) return;
   if constexpr (!IN_PLACE) {
     for (uint64_t i = peer_lo + gtid(); i < peer_hi; i += step)
-      copy_item<T, N>(out + i * N, own + i * N, i, nfull, count);
+      copy_item<T, N>(out + i * N, own + i * N, i, nfull, count, out_vec);
   }
   phases::mark_end(phases::kTwoShotPush, IN_PLACE, count * sizeof(T));
 }
@@ -1125,9 +1144,11 @@ __global__ void ce_finish_kernel(CeArgs a, int chunks) {
 // ---- all-gather ---------------------------------------------------------------------------------
 // Out of place: out[p*count + j] = rank p's data[j]; barrier before (inputs) and after (reads).
 // In place: rank r pushes its block [r*count, (r+1)*count) into every peer's buffer.
-// Units of N elements when every block is 16-byte aligned, else single elements.
+// Units of N elements when every block is 16-byte aligned (count % N == 0: the same on every rank),
+// else single elements; out_vec: out is 16-byte aligned (store_out).
 template <class T, int N, bool IN_PLACE>
-__global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t count, T* out) {
+__global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t count, T* out,
+                                                         int out_vec) {
   const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // the launcher guarantees count % N == 0
@@ -1143,7 +1164,7 @@ __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t co
       const T* src = reinterpret_cast<const T*>(a.data[p]);
       T* dst = out + p * count;
       for (uint64_t i = gtid(); i < items; i += gsize())
-        store<T, N>(dst + i * N, load_cg<T, N>(src + i * N));
+        store_out<T, N>(dst + i * N, load_cg<T, N>(src + i * N), out_vec);
     }
   }
   if (!coll_barrier(a, e + 2, 2, 2)) return;
@@ -1154,13 +1175,14 @@ __global__ void __launch_bounds__(512) all_gather_kernel(CollArgs a, uint64_t co
 // own block r, which no peer reads).
 template <class T, int N, int OP, int W>
 __global__ void __launch_bounds__(512, blocks_per_sm<W>()) reduce_scatter_kernel(CollArgs a,
-                                                                                 uint64_t count, T* out) {
+                                                                                 uint64_t count, T* out,
+                                                                                 int out_vec) {
   const uint32_t e = enter_epoch(a);
   if (!coll_barrier(a, e + 1, 1, 2)) return;
   const uint64_t items = count / N;  // count % N == 0 (launcher)
   const uint64_t base = a.rank * count;
   for (uint64_t i = gtid(); i < items; i += gsize())
-    store<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, base + i * N));
+    store_out<T, N>(out + i * N, reduce_at<T, N, OP, W>(a, base + i * N), out_vec);
   if (!coll_barrier(a, e + 2, 2, 2)) return;
 }
 
@@ -1316,16 +1338,15 @@ Grid split_full_blocks(Grid g) {
 }
 
 template <class T, int N, int OP, int W>
-cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cudaStream_t s) {
+cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, int out_vec,
+                         cudaStream_t s) {
   const uint64_t items = (count + N - 1) / N;
   const Tuning& tu = tuning();
   if (algo == SYMMEM_ALGO_ONE_SHOT) {
     const uint64_t bytes = count * sizeof(T);
-    // The line paths are chosen by size and area alone, never by out's alignment (each rank's
-    // own): they run whatever N is, on the vector grid, with out's elements stored one by one
-    // where N is 1.
+    // Every path is chosen by size and area alone, never by out's alignment (each rank's own).
     constexpr int NV = 16 / sizeof(T);
-    const int out_vec = N == NV ? 1 : 0;
+    static_assert(N == NV, "all-reduce kernels take vectors of 16 bytes (store_out)");
     const uint64_t vec_items = (count + NV - 1) / NV;
     Grid gl = grid_for(vec_items, tu.one_shot_blocks, true);
     if (bytes <= tu.ll_max_bytes && 2 * vec_items * sizeof(Pack<T, NV>) <= a.ll_cap) {
@@ -1353,14 +1374,14 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     if (bytes <= push_one_shot_max_bytes(a.scratch_cap)) {
       if (out == nullptr)
         return launch<one_shot_push_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
-                      static_cast<T*>(nullptr), unroll2);
+                      static_cast<T*>(nullptr), unroll2, 1);
       return launch<one_shot_push_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out,
-                    unroll2);
+                    unroll2, out_vec);
     }
     if (out == nullptr)
       return launch<one_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
-                    static_cast<T*>(nullptr));
-    return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out);
+                    static_cast<T*>(nullptr), 1);
+    return launch<one_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out, out_vec);
   }
   if constexpr (W == 4) {
     // Worlds 3 and 4 (the lines' area is empty elsewhere): the 128-byte-line two-shot while a
@@ -1369,7 +1390,6 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
       constexpr int NV = 16 / sizeof(T);
       const uint64_t slice_vecs = ((count + NV - 1) / NV + a.world - 1) / a.world;
       const Grid gl = split_full_blocks(grid_for(slice_vecs, tu.one_shot_blocks, true));
-      const int out_vec = N == NV ? 1 : 0;
       if (out == nullptr)
         return launch<two_shot_ll128_kernel<T, OP, true, W>>(gl.blocks, gl.threads, s, a, count,
                                                              static_cast<T*>(nullptr), 1);
@@ -1383,16 +1403,17 @@ cudaError_t all_reduce_t(const CollArgs& a, int algo, uint64_t count, T* out, cu
     if (count * sizeof(T) <= push_two_shot_max_bytes(a.scratch_cap, 2)) {
       if (out == nullptr)
         return launch<two_shot_push_kernel<T, N, OP, true>>(g.blocks, g.threads, s, a, count,
-                                                            static_cast<T*>(nullptr));
-      return launch<two_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out);
+                                                            static_cast<T*>(nullptr), 1);
+      return launch<two_shot_push_kernel<T, N, OP, false>>(g.blocks, g.threads, s, a, count, out,
+                                                           out_vec);
     }
   }
   const int unroll2 = tu.unroll >= 2 ? 1 : 0;
   if (out == nullptr)
     return launch<two_shot_kernel<T, N, OP, true, W>>(g.blocks, g.threads, s, a, count,
-                  static_cast<T*>(nullptr), unroll2, tu.claim_items);
+                  static_cast<T*>(nullptr), unroll2, tu.claim_items, 1);
   return launch<two_shot_kernel<T, N, OP, false, W>>(g.blocks, g.threads, s, a, count, out, unroll2,
-                                                     0u);
+                                                     0u, out_vec);
 }
 
 template <class F>
@@ -1405,40 +1426,43 @@ cudaError_t all_reduce_dt(const CollArgs& a, int algo, int op, uint64_t count, v
                           cudaStream_t s) {
   constexpr int N = 16 / sizeof(T);
   T* o = static_cast<T*>(out);
-  // The vector path needs out 16-byte aligned (the symmetric data always are).
-  const bool vec = o == nullptr || reinterpret_cast<uintptr_t>(o) % 16 == 0;
+  // The kernels read the symmetric data as vectors (always 16-byte aligned) and store a pack into
+  // out whole only where out is aligned too (store_out).
+  const int out_vec = o == nullptr || reinterpret_cast<uintptr_t>(o) % 16 == 0 ? 1 : 0;
   return with_op(op, [&](auto r) {
     return with_world(a.world, [&](auto w) {
       constexpr int OP = decltype(r)::value, W = decltype(w)::value;
-      return vec ? all_reduce_t<T, N, OP, W>(a, algo, count, o, s)
-                 : all_reduce_t<T, 1, OP, W>(a, algo, count, o, s);
+      return all_reduce_t<T, N, OP, W>(a, algo, count, o, out_vec, s);
     });
   });
 }
 
 template <class T, int N>
-cudaError_t all_gather_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
+cudaError_t all_gather_t(const CollArgs& a, uint64_t count, T* out, int out_vec, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
   if (out == nullptr)
     return launch<all_gather_kernel<T, N, true>>(g.blocks, g.threads, s, a, count,
-                  static_cast<T*>(nullptr));
-  return launch<all_gather_kernel<T, N, false>>(g.blocks, g.threads, s, a, count, out);
+                  static_cast<T*>(nullptr), 1);
+  return launch<all_gather_kernel<T, N, false>>(g.blocks, g.threads, s, a, count, out, out_vec);
 }
 
+// The unit (vectors or elements) comes from the count alone, the same on every rank; out's
+// alignment, each rank's own, only decides how a unit is stored (store_out).
 template <class T>
 cudaError_t all_gather_dt(const CollArgs& a, uint64_t count, void* out, cudaStream_t s) {
   constexpr int N = 16 / sizeof(T);
   T* o = static_cast<T*>(out);
-  const bool vec = count % N == 0 && reinterpret_cast<uintptr_t>(o) % 16 == 0;
-  return vec ? all_gather_t<T, N>(a, count, o, s) : all_gather_t<T, 1>(a, count, o, s);
+  const int out_vec = reinterpret_cast<uintptr_t>(o) % 16 == 0 ? 1 : 0;
+  return count % N == 0 ? all_gather_t<T, N>(a, count, o, out_vec, s)
+                        : all_gather_t<T, 1>(a, count, o, 1, s);
 }
 
 template <class T, int N, int OP>
-cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, cudaStream_t s) {
+cudaError_t reduce_scatter_t(const CollArgs& a, uint64_t count, T* out, int out_vec, cudaStream_t s) {
   Grid g = grid_for(count / N, tuning().two_shot_blocks);
   return with_world(a.world, [&](auto w) {
     return launch<reduce_scatter_kernel<T, N, OP, decltype(w)::value>>(g.blocks, g.threads, s, a,
-                                                                      count, out);
+                                                                      count, out, out_vec);
   });
 }
 
@@ -1449,10 +1473,11 @@ cudaError_t reduce_scatter_dt(const CollArgs& a, int op, uint64_t count, void* o
   // In place: the result goes to the own block.
   T* o = out != nullptr ? static_cast<T*>(out)
                         : reinterpret_cast<T*>(a.data[a.rank]) + a.rank * count;
-  const bool vec = count % N == 0 && reinterpret_cast<uintptr_t>(o) % 16 == 0;
+  // As in all_gather_dt: the unit from the count, out's alignment only for the stores.
+  const int out_vec = reinterpret_cast<uintptr_t>(o) % 16 == 0 ? 1 : 0;
   return with_op(op, [&](auto r) {
-    return vec ? reduce_scatter_t<T, N, decltype(r)::value>(a, count, o, s)
-               : reduce_scatter_t<T, 1, decltype(r)::value>(a, count, o, s);
+    return count % N == 0 ? reduce_scatter_t<T, N, decltype(r)::value>(a, count, o, out_vec, s)
+                          : reduce_scatter_t<T, 1, decltype(r)::value>(a, count, o, 1, s);
   });
 }
 
@@ -1473,26 +1498,29 @@ struct Loader {
   }
 };
 
+// All-reduce kernels exist for vectors only (N = 16 / sizeof(T)); reduce-scatter for both.
 template <class T, int N, int OP, int W>
 void load_world_reductions(Loader& load) {
-  load(one_shot_kernel<T, N, OP, true, W>);
-  load(one_shot_kernel<T, N, OP, false, W>);
-  load(one_shot_push_kernel<T, N, OP, true, W>);
-  load(one_shot_push_kernel<T, N, OP, false, W>);
-  if constexpr (N == 16 / sizeof(T) && W <= 4) {
-    load(one_shot_ll128_kernel<T, OP, true, W>);
-    load(one_shot_ll128_kernel<T, OP, false, W>);
+  load(reduce_scatter_kernel<T, N, OP, W>);
+  if constexpr (N == 16 / sizeof(T)) {
+    load(one_shot_kernel<T, N, OP, true, W>);
+    load(one_shot_kernel<T, N, OP, false, W>);
+    load(one_shot_push_kernel<T, N, OP, true, W>);
+    load(one_shot_push_kernel<T, N, OP, false, W>);
+    if constexpr (W <= 4) {
+      load(one_shot_ll128_kernel<T, OP, true, W>);
+      load(one_shot_ll128_kernel<T, OP, false, W>);
+    }
     if constexpr (W == 4) {
       load(two_shot_ll128_kernel<T, OP, true, W>);
       load(two_shot_ll128_kernel<T, OP, false, W>);
     }
-  }
-  load(two_shot_kernel<T, N, OP, true, W>);
-  load(two_shot_kernel<T, N, OP, false, W>);
-  load(reduce_scatter_kernel<T, N, OP, W>);
-  if constexpr (W == 2) {
-    load(two_shot_push_kernel<T, N, OP, true>);
-    load(two_shot_push_kernel<T, N, OP, false>);
+    load(two_shot_kernel<T, N, OP, true, W>);
+    load(two_shot_kernel<T, N, OP, false, W>);
+    if constexpr (W == 2) {
+      load(two_shot_push_kernel<T, N, OP, true>);
+      load(two_shot_push_kernel<T, N, OP, false>);
+    }
   }
 }
 
