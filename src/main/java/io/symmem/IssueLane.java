@@ -2,7 +2,6 @@ package io.symmem;
 
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.NativeStream;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Where a buffer's collectives are issued: a stream of its own (made once, with the buffer, so that
@@ -27,8 +26,13 @@ final class IssueLane implements AutoCloseable {
     private final boolean oneThread;
     private final NativeStream stream;
     private static final ThreadLocal<IssueLane> IN_GRAPH = new ThreadLocal<>();
-    private final AtomicReference<Thread> inside = new AtomicReference<>();
-    private volatile String insideOperation;
+    // The thread inside a call and its operation, set and read together under `gate`, so that a
+    // refusal always names the operation running (a thread preempted between setting one and the
+    // other made a refusal name "a collective" instead). Uncontended, the gate costs a lock and an
+    // unlock per call and allocates nothing.
+    private final Object gate = new Object();
+    private Thread inside;
+    private String insideOperation;
     private volatile Thread owner;
 
     /** {@code what}: the buffer or pool, as messages name it. {@code oneThread}: the pool rule above. */
@@ -136,20 +140,29 @@ final class IssueLane implements AutoCloseable {
             }
         }
         // Nothing is allocated on the way in: the message is built only for a refusal.
-        Thread other = inside.compareAndExchange(null, me);
+        Thread other;
+        String running;
+        synchronized (gate) {
+            other = inside;
+            running = insideOperation;
+            if (other == null) {
+                inside = me;
+                insideOperation = operation;
+            }
+        }
         if (other != null) {
-            String running = insideOperation;  // null for an instant after the other thread got in
-            throw new IllegalStateException(operation + " on group '" + group + "' refused: "
-                    + (running == null ? "a collective" : running) + " (thread '" + other.getName() + "') is running on " + what + " right now; the collectives on one"
+            throw new IllegalStateException(operation + " on group '" + group + "' refused: " + running + " (thread '"
+                    + other.getName() + "') is running on " + what + " right now; the collectives on one"
                     + " buffer are one sequence that every rank issues in the same order, so issue them from one thread"
                     + " at a time, or give each thread a buffer of its own");
         }
-        insideOperation = operation;
     }
 
     private void leave() {
-        insideOperation = null;
-        inside.set(null);
+        synchronized (gate) {
+            inside = null;
+            insideOperation = null;
+        }
     }
 
     @Override
