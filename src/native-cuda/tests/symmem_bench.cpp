@@ -79,6 +79,61 @@ static symmem_buffer* make_nvshmem_buffer(int rank, int world, int device, uint6
   return b;
 }
 
+// --trace: where a slow loop's time goes. Per size, `loops` loops of the out-of-place one-shot, each
+// call followed by an event, so that every call's GPU time is known (an event between two launches
+// also ends the programmatic overlap of the second with the first). Each rank prints the loops that
+// had a call over 50 us: how many calls, the first and last such call, the slowest, and their sum.
+static void trace_one_shot(symmem_buffer* b, cudaStream_t s, void* out, int rank, int world, int dtype,
+                           const std::vector<uint64_t>& sizes, int loops, int timeout) {
+  const size_t es = symmem_dtype_size(symmem_dtype(dtype));
+  for (uint64_t bytes : sizes) {
+    const uint64_t count = bytes / es;
+    const int iters = iters_for(bytes);
+    std::vector<cudaEvent_t> ev(iters + 1);
+    for (auto& e : ev) CUDA_OK(cudaEventCreate(&e));
+    int slow_loops = 0;
+    double best_loop = 0;
+    for (int loop = 0; loop < loops; ++loop) {
+      CHECK_OK(symmem_stream_synchronize(b, s));
+      CHECK_OK(symmem_barrier(b, 0, timeout));
+      CUDA_OK(cudaEventRecord(ev[0], s));
+      for (int i = 0; i < iters; ++i) {
+        CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s,
+                                   timeout));
+        CUDA_OK(cudaEventRecord(ev[i + 1], s));
+      }
+      CUDA_OK(cudaEventSynchronize(ev[iters]));
+      int n_slow = 0, first = -1, last = -1, worst_at = 0;
+      double worst = 0, slow_sum = 0, total = 0;
+      for (int i = 0; i < iters; ++i) {
+        float ms = 0;
+        CUDA_OK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+        const double us = ms * 1000.0;
+        total += us;
+        if (us > worst) worst = us, worst_at = i;
+        if (us > 50) {
+          ++n_slow;
+          slow_sum += us;
+          if (first < 0) first = i;
+          last = i;
+        }
+      }
+      if (best_loop == 0 || total < best_loop) best_loop = total;
+      if (n_slow > 0) {
+        ++slow_loops;
+        std::printf("trace rank %d/%d %llu bytes loop %d: %d of %d calls over 50 us (calls %d..%d), slowest "
+                    "%.1f us (call %d), those %.0f us of the loop's %.0f\n",
+                    rank, world, (unsigned long long)bytes, loop, n_slow, iters, first, last, worst, worst_at,
+                    slow_sum, total);
+      }
+    }
+    std::printf("trace rank %d/%d %llu bytes: %d of %d loops had a call over 50 us; fastest loop %.2f us per "
+                "call\n", rank, world, (unsigned long long)bytes, slow_loops, loops, best_loop / iters);
+    std::fflush(stdout);
+    for (auto& e : ev) CUDA_OK(cudaEventDestroy(e));
+  }
+}
+
 int main(int argc, char** argv) {
   int world = 0;
   bool nvshmem = false;
@@ -86,6 +141,7 @@ int main(int argc, char** argv) {
   uint64_t min_bytes = 4096;
   int profile_ranks = 0;  // 0: none, 1: rank 0 (--profile-one), 2: all (--profile-all)
   int profile_iters = 1;
+  int trace_loops = 0;  // --trace N: N loops per size of the out-of-place one-shot, an event per call
   int dtype = SYMMEM_BFLOAT16;
   std::string streams = "both";
   for (int i = 1; i < argc; ++i) {
@@ -96,6 +152,7 @@ int main(int argc, char** argv) {
     else if (a == "--profile-one") profile_ranks = 1;
     else if (a == "--profile-all") profile_ranks = 2;
     else if (a == "--profile-iters" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) profile_iters = std::atoi(argv[++i]);
+    else if (a == "--trace" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) trace_loops = std::atoi(argv[++i]);
     else if (a == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
       dtype = d == "fp32" ? SYMMEM_FLOAT32 : d == "fp16" ? SYMMEM_FLOAT16 : SYMMEM_BFLOAT16;
@@ -113,7 +170,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] "
                            "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one | --profile-all] "
-                           "[--profile-iters N>0]\n");
+                           "[--profile-iters N>0] [--trace LOOPS>0]\n");
       return 2;
     }
   }
@@ -154,6 +211,13 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
+    if (trace_loops > 0) {
+      trace_one_shot(b, s, out, rank, world, dtype, sizes, trace_loops, timeout);
+      CUDA_OK(cudaFree(out));
+      CHECK_OK(symmem_buffer_free(b));
+      CHECK_OK(symmem_backend_close(be));
+      return 0;
+    }
     bool ce_refused = false;  // the buffer has no copy-engine scratch
     for (size_t si = 0; si < sizes.size(); ++si) {
       const uint64_t bytes = sizes[si], count = bytes / es;
@@ -264,6 +328,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "symmem_bench: a rank failed\n");
     return 1;
   }
+  if (trace_loops > 0) return 0;  // each rank printed its own trace
   const char* dn = dtype == SYMMEM_FLOAT32 ? "fp32" : dtype == SYMMEM_FLOAT16 ? "fp16" : "bf16";
   std::printf("symmem_bench: %s backend, world %d, %s sum, time per op (us, max over ranks), busbw GB/s\n",
               nvshmem ? "nvshmem" : "cuda", world, dn);

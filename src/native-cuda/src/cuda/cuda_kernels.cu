@@ -80,8 +80,7 @@ struct Waiter {
   uint64_t abort_checked = 0;
   uint32_t polls = 0;
   uint32_t why = 0;
-  __device__ __forceinline__ bool give_up(uint64_t timeout_ns, const uint32_t* claim,
-                                          const uint32_t* abort) {
+  __device__ __forceinline__ bool give_up(uint64_t timeout_ns, uint32_t* claim, const uint32_t* abort) {
     if ((++polls & 63u) != 0) return false;
     const uint64_t now = globaltimer();
     if (start == 0) start = abort_checked = now;
@@ -91,12 +90,28 @@ struct Waiter {
     }
     if (now - abort_checked >= kAbortCheckNs) {
       abort_checked = now;
-      if (*reinterpret_cast<const volatile uint32_t*>(abort) != 0) {
+      if (abort_due(claim + kAbortCheckedWord, now) &&
+          *reinterpret_cast<const volatile uint32_t*>(abort) != 0) {
         why = kGaveUpAborted;
         return true;
       }
     }
     return *reinterpret_cast<const volatile uint32_t*>(claim) != 0;
+  }
+
+ private:
+  // Whether this thread reads the abort word now: the one that moves the buffer's last read on, once
+  // per kAbortCheckNs. Every waiting thread reading it (a load from host memory) every kAbortCheckNs
+  // queued thousands of reads on the bus, and each wait lasted until its read came back: a one-shot
+  // whose threads waited over kAbortCheckNs for their peer's lines took 200 to 1000 us instead of
+  // 5 to 8, and every other call of a loop did so until the ranks next synchronised (the bench's
+  // slow loops, docs/benchmarks.md). The thread that sees the abort takes the claim, and every other
+  // wait of the buffer gives up at its next look at the claim.
+  __device__ __forceinline__ static bool abort_due(uint32_t* last_read, uint64_t now) {
+    const uint32_t now_us = static_cast<uint32_t>(now >> 10);
+    const uint32_t last = *reinterpret_cast<const volatile uint32_t*>(last_read);
+    if (now_us - last < static_cast<uint32_t>(kAbortCheckNs >> 10)) return false;
+    return atomicCAS(last_read, last, now_us) == last;
   }
 };
 

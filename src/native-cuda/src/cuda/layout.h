@@ -76,7 +76,10 @@ struct PadRegion {
   uint32_t reserved[kMaxBlocks - 2 * SYMMEM_MAX_WORLD - kCeFlagCount * kCeFlagStride];
   // Local only: the first device-side timeout (or abort) wins this word and fills the error record.
   uint32_t claim;
-  uint32_t claim_line[63];  // the claim alone in its 256 bytes: peers' flags never share its lines
+  // The claim alone in its 256 bytes: peers' flags never share its lines. Word kAbortCheckedWord
+  // of them (local only, a line of its own) holds when a waiting thread last read the process's
+  // abort word (globaltimer >> 10).
+  uint32_t claim_line[63];
   // Barrier epochs (symmem_barrier / barrier_on_stream), [channel][arriving rank], written by peers.
   uint32_t barrier_flags[SYMMEM_SIGNAL_CHANNELS][SYMMEM_MAX_WORLD];
   Header header;  // written at alloc, read by peers at import
@@ -105,6 +108,9 @@ struct PadRegion {
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
 constexpr uint64_t kPadTableOff = offsetof(PadRegion, pad_table);
 constexpr uint64_t kClaimOff = offsetof(PadRegion, claim);
+// Words after the claim: the last read of the abort word (PadRegion::claim_line), 128 bytes on.
+constexpr int kAbortCheckedWord = 32;
+static_assert(kAbortCheckedWord >= 1 && kAbortCheckedWord <= 63, "within claim_line");
 constexpr uint64_t kBarFlagsOff = offsetof(PadRegion, barrier_flags);
 constexpr uint64_t kHeaderOff = offsetof(PadRegion, header);
 constexpr uint64_t kEpochsOff = offsetof(PadRegion, coll_epochs);
@@ -201,7 +207,8 @@ enum ErrOp : uint32_t {
 };
 constexpr uint32_t kGaveUpTimeout = 1;
 constexpr uint32_t kGaveUpAborted = 2;  // symmem_abort: the process's pinned abort word became 1
-// A waiting thread reads the abort word (host memory, over the bus) at most this often.
+// The abort word (host memory, over the bus) is read by one waiting thread of a buffer at most this
+// often (cuda_kernels.cu, Waiter).
 constexpr uint64_t kAbortCheckNs = 20000;
 struct ErrorRecord {
   volatile uint32_t status;  // 0 = none, kGaveUpTimeout, kGaveUpAborted
