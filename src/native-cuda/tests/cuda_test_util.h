@@ -60,6 +60,35 @@ inline bool overlapping_devices_allowed() {
   return o != nullptr && std::strcmp(o, "1") == 0;
 }
 
+// Runs a multi-rank test at world 2, and at worlds 3 and 4 where every rank has a GPU of its own
+// (their kernels differ there), or at SYMMEM_TEST_WORLDS; a world above `gpus` runs only with
+// SYMMEM_ALLOW_OVERLAPPING_DEVICES=1. run_world(world) forks the ranks and is true when all passed.
+// Returns the test's exit code: 1 at the first world that failed, kSkip when none ran, else 0.
+inline int run_worlds(const char* test, int gpus, const std::function<bool(int)>& run_world) {
+  std::vector<int> fallback = {2};
+  for (int w : {3, 4})
+    if (w <= gpus) fallback.push_back(w);
+  int ran = 0;
+  for (int world : test_worlds(test, fallback)) {
+    if (world > gpus && !overlapping_devices_allowed()) {
+      std::printf("world %d: SKIPPED (%d GPU(s); SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks "
+                  "per GPU)\n", world, gpus);
+      continue;
+    }
+    if (!run_world(world)) {
+      std::fprintf(stderr, "FAILED: %s, world %d\n", test, world);
+      return 1;
+    }
+    ++ran;
+  }
+  if (ran == 0) {
+    std::printf("SKIPPED: %s needs a GPU per rank, or SYMMEM_ALLOW_OVERLAPPING_DEVICES=1\n", test);
+    return kSkip;
+  }
+  std::printf("%s: OK\n", test);
+  return 0;
+}
+
 // Returns the GPU count, or exits 77 with the SKIPPED line when there is none (or too few).
 inline int require_gpus(const char* test, int at_least) {
   if (!symmem_built_with_cuda()) {

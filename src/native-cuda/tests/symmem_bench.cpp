@@ -332,6 +332,12 @@ int main(int argc, char** argv) {
   const char* dn = dtype == SYMMEM_FLOAT32 ? "fp32" : dtype == SYMMEM_FLOAT16 ? "fp16" : "bf16";
   std::printf("symmem_bench: %s backend, world %d, %s sum, time per op (us, max over ranks), busbw GB/s\n",
               nvshmem ? "nvshmem" : "cuda", world, dn);
+  // A loop's time per op: its slowest rank's (0 where the variant did not run).
+  auto slowest_rank_us = [&](size_t si, int v) {
+    double t = 0;
+    for (int r = 0; r < world; ++r) t = std::max(t, sh->us[r][si][v]);
+    return t;
+  };
   std::printf("%10s", "bytes");
   for (int v = 0; v < kVariants; ++v) std::printf(" %14s", kVariantName[v]);
   std::printf(" %6s %6s %10s\n", "auto=", "ip=", "busbw(best)");
@@ -339,8 +345,7 @@ int main(int argc, char** argv) {
     std::printf("%10llu", (unsigned long long)sizes[si]);
     double t[kVariants];
     for (int v = 0; v < kVariants; ++v) {
-      t[v] = 0;
-      for (int r = 0; r < world; ++r) t[v] = std::max(t[v], sh->us[r][si][v]);
+      t[v] = slowest_rank_us(si, v);
       if (t[v] > 0) std::printf(" %14.2f", t[v]);
       else std::printf(" %14s", "-");
     }
@@ -352,20 +357,19 @@ int main(int argc, char** argv) {
                                    : sizes[si] / (best * 1e-6) / 1e9;
     std::printf(" %6s %6s %10.1f\n", algo_text(sh->auto_algo[si]), algo_text(sh->auto_algo_ip[si]), busbw);
   }
-  // A loop far slower than the size's best variant (the bench's stalls: a single loop at 90-560 us per
-  // op among neighbours at 4-10): each rank's GPU and host time per op, and its slowest single call.
+  // A loop far slower than the size's best variant (as every waiting thread's read of the abort word
+  // once made loops at 4-10 us per op run at 40-1500): each rank's GPU and host time per op, and its
+  // slowest single call.
   // A host whose calls were all quick did not stall; a slow call may be the host's own stall or a
   // launch queue that filled behind a stalled GPU (then late in the loop, after the queue's depth).
   for (size_t si = 0; si < sizes.size(); ++si) {
     double best = 0;
     for (int v = 0; v < kVariants; ++v) {
-      double t = 0;
-      for (int r = 0; r < world; ++r) t = std::max(t, sh->us[r][si][v]);
+      const double t = slowest_rank_us(si, v);
       if (t > 0 && (best == 0 || t < best)) best = t;
     }
     for (int v = 0; v < kVariants; ++v) {
-      double t = 0;
-      for (int r = 0; r < world; ++r) t = std::max(t, sh->us[r][si][v]);
+      const double t = slowest_rank_us(si, v);
       if (best == 0 || t < 4 * best + 20) continue;
       std::printf("slow loop: %llu bytes %s, %.2f us per op against the size's best %.2f:",
                   (unsigned long long)sizes[si], kVariantName[v], t, best);

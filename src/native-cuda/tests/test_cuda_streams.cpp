@@ -141,30 +141,12 @@ static int rank_main(int rank, int gpus) {
 
 int main() {
   const int gpus = require_gpus("test_cuda_streams", 1);
-  std::vector<int> fallback = {2};
-  for (int w : {3, 4})
-    if (w <= gpus) fallback.push_back(w);
-  int ran = 0;
-  for (int world : test_worlds("test_cuda_streams", fallback)) {
-    if (world > gpus && !overlapping_devices_allowed()) {
-      std::printf("world %d: SKIPPED (%d GPU(s); SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks "
-                  "per GPU)\n", world, gpus);
-      continue;
-    }
+  return run_worlds("test_cuda_streams", gpus, [gpus](int world) {
     g_world = world;
-    if (!run_ranks(world, 120, [gpus](int rank) { return rank_main(rank, gpus); })) {
-      std::fprintf(stderr, "FAILED: test_cuda_streams, world %d\n", world);
-      return 1;
-    }
+    if (!run_ranks(world, 120, [gpus](int rank) { return rank_main(rank, gpus); })) return false;
     std::printf("world %d: one buffer on two streams (one-shot, one-shot, two-shot back to back) and two "
                 "buffers in opposite orders on their own streams, 40 rounds each, and two 16 MiB and two "
                 "4 MiB buffers in opposite orders, 6 rounds each, exact: OK\n", world);
-    ++ran;
-  }
-  if (ran == 0) {
-    std::printf("SKIPPED: test_cuda_streams needs a GPU per rank, or SYMMEM_ALLOW_OVERLAPPING_DEVICES=1\n");
-    return kSkip;
-  }
-  std::printf("test_cuda_streams: OK\n");
-  return 0;
+    return true;
+  });
 }

@@ -101,29 +101,11 @@ int main() {
   if (const char* n = std::getenv("SYMMEM_TEST_THREADS")) g_threads = std::max(1, std::min(kMaxThreads, std::atoi(n)));
   if (const char* o = std::getenv("SYMMEM_TEST_OPS")) g_ops = std::strcmp(o, "sum") == 0 ? 1 : 3;
   const int gpus = require_gpus("test_cuda_threads", 1);
-  std::vector<int> fallback = {2};
-  for (int w : {3, 4})
-    if (w <= gpus) fallback.push_back(w);
-  int ran = 0;
-  for (int world : test_worlds("test_cuda_threads", fallback)) {
-    if (world > gpus && !overlapping_devices_allowed()) {
-      std::printf("world %d: SKIPPED (%d GPU(s); SYMMEM_ALLOW_OVERLAPPING_DEVICES=1 runs several ranks "
-                  "per GPU)\n", world, gpus);
-      continue;
-    }
-    if (!run_ranks(world, 120, [world, gpus](int rank) { return rank_main(rank, world, gpus); })) {
-      std::fprintf(stderr, "FAILED: test_cuda_threads, world %d\n", world);
-      return 1;
-    }
+  return run_worlds("test_cuda_threads", gpus, [gpus](int world) {
+    if (!run_ranks(world, 120, [world, gpus](int rank) { return rank_main(rank, world, gpus); })) return false;
     std::printf("world %d: %d threads per rank, each its own buffer and stream, %d rounds of copy in, "
                 "all-reduce (sum/max/min, one-shot/two-shot), copy out, exact: OK\n", world, g_threads,
                 kRounds);
-    ++ran;
-  }
-  if (ran == 0) {
-    std::printf("SKIPPED: test_cuda_threads needs a GPU per rank, or SYMMEM_ALLOW_OVERLAPPING_DEVICES=1\n");
-    return kSkip;
-  }
-  std::printf("test_cuda_threads: OK\n");
-  return 0;
+    return true;
+  });
 }
