@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kubernetes manifest quarkus-kubernetes generates (target/kubernetes/kubernetes.yml, from
@@ -179,11 +180,10 @@ class KubernetesManifestIT {
     }
 
     @Test
-    void theNativeSidecarOverlayMovesSymmemToARestartingInitContainer() throws Exception {
+    void theNativeSidecarOverlayMovesSymmemToARestartingInitContainer(@TempDir Path dir) throws Exception {
         Optional<Path> kubectl = onPath("kubectl");
         Assumptions.assumeTrue(kubectl.isPresent(), "skipped: no kubectl on PATH to build deploy/kubernetes/native-sidecar "
                 + "(kubectl kustomize); the overlay is not checked");
-        Path dir = Files.createTempDirectory("native-sidecar");
         Files.copy(Path.of("deploy/kubernetes/native-sidecar/kustomization.yaml"), dir.resolve("kustomization.yaml"));
         Files.copy(MANIFEST, dir.resolve("kubernetes.yml"));
         Process kustomize = new ProcessBuilder(kubectl.get().toString(), "kustomize", dir.toString()).redirectErrorStream(true).start();

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
@@ -40,6 +41,9 @@ class StatusPageIT {
 
     private TwoRankWorld world;
     private WebDriver browser;
+    /** Chromium's TMPDIR: it leaves its profile's singleton socket folders there (JUnit removes them), not in /tmp. */
+    @TempDir
+    Path chromiumTemp;
 
     /** Per test, not per class: a class-level assumption leaves no skipped test (nor its message) in the report. */
     @BeforeEach
@@ -137,7 +141,7 @@ class StatusPageIT {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--disable-extensions", "--no-first-run", "--window-size=1280,1000");
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
+                .usingAnyFreePort().withEnvironment(Map.of("TMPDIR", chromiumTemp.toString())).build();
         return new ChromeDriver(service, options);
     }
 
