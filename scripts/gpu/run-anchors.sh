@@ -54,7 +54,17 @@ for s in ${KSIZES//,/ }; do
 done
 
 # 1. the native build, in the background (CPU only; nice, so that the Java ranks keep their cores).
-( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench)" ) > "$OUT/native.log" 2>&1 &
+# PREBUILT=DIR (a folder with libsymmem.so, symmem_bench and symmem_nccl_bench built elsewhere for
+# this machine's CUDA, carried with the run) skips it: the benches then run from DIR.
+if [[ -n ${PREBUILT:-} ]]; then
+  B=$(cd "$PREBUILT" && pwd)
+  export LD_LIBRARY_PATH=$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  ( for f in libsymmem.so symmem_bench symmem_nccl_bench; do
+      [[ -f $B/$f ]] || { echo "PREBUILT=$PREBUILT has no $f"; exit 1; }
+    done; echo "prebuilt binaries from $B" ) > "$OUT/native.log" 2>&1 &
+else
+  ( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench)" ) > "$OUT/native.log" 2>&1 &
+fi
 BUILD_PID=$!
 
 HAVE_APP=0
