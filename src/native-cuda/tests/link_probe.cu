@@ -4,6 +4,9 @@
 //           cuLaunchKernelEx (found through cudaGetDriverEntryPoint, so nothing links libcuda), with
 //           and without the programmatic-stream-serialization attribute symmem's launches carry,
 //           with a 4-byte and a 256-byte parameter block (symmem's CollArgs is about 200 bytes).
+//           Then launches shaped more like a collective's (a grid of one 512-thread block per SM, a
+//           kernel with a stack frame) and launches queued behind a kernel still running, to see
+//           whether any of that costs the host more than the empty kernel's launch.
 //           Per variant: 30 batches of 200 back-to-back launches on a non-blocking stream, each
 //           batch timed by the steady clock around the launches alone, then synchronized; the best
 //           and the median batch, µs per launch.
@@ -51,18 +54,39 @@ struct Params256 {
 
 __global__ void empty_small(int) {}
 __global__ void empty_big(Params256) {}
+// As a collective's grid is shaped (512 threads, two blocks per SM), and with a stack frame of its
+// own, as kernels that spill have: whether either changes what a launch costs the host.
+__global__ void __launch_bounds__(512, 2) empty_shaped(Params256) {}
+__global__ void __launch_bounds__(512, 2) with_stack(Params256 p) {
+  unsigned long long frame[64];
+  for (int i = 0; i < 64; ++i) frame[i] = p.v[i & 31] + i;
+  // Never true (v[31] is 0 in the probe), but the compiler cannot know: the frame stays.
+  if (p.v[31] == 1) reinterpret_cast<unsigned long long*>(p.v[30])[threadIdx.x] = frame[p.v[29] & 63];
+}
+// Keeps the stream busy for `ns` nanoseconds, so that the launches after it queue up behind it
+// (as a collective's launches queue behind the collective before): one thread spinning.
+__global__ void spin(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// behind_busy: each batch is enqueued behind a kernel that keeps the stream busy for longer than the
+// batch takes to enqueue, so every launch of it finds the stream's previous work still running.
 template <class Launch>
-void time_launches(const char* name, cudaStream_t s, Launch launch) {
+void time_launches(const char* name, cudaStream_t s, Launch launch, bool behind_busy = false) {
   constexpr int kBatches = 30, kPerBatch = 200;
   for (int i = 0; i < kPerBatch; ++i) launch();  // warm-up
   CK(cudaStreamSynchronize(s));
   std::vector<double> per;
   for (int b = 0; b < kBatches; ++b) {
+    if (behind_busy) spin<<<1, 1, 0, s>>>(5000000ull);
     const double t0 = now_us();
     for (int i = 0; i < kPerBatch; ++i) launch();
     per.push_back((now_us() - t0) / kPerBatch);
@@ -110,6 +134,46 @@ void probe_launch() {
         }
       });
     }
+  }
+  // Closer to a collective's launch, each with the PDL attribute and 256-byte parameters.
+  CUfunction fshaped = nullptr, fstack = nullptr;
+  CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&fshaped), reinterpret_cast<const void*>(empty_shaped)));
+  CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&fstack), reinterpret_cast<const void*>(with_stack)));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  struct Variant {
+    const char* name;
+    CUfunction f;
+    unsigned blocks, threads;
+    int pdl;
+    bool busy;
+  };
+  const Variant variants[] = {
+      {"256 B + PDL, grid SMs x 512", fshaped, unsigned(sms), 512, 1, false},
+      {"256 B + PDL, SMs x 512, stack", fstack, unsigned(sms), 512, 1, false},
+      {"256 B + PDL, behind a busy stream", fb, 1, 32, 1, true},
+      {"256 B, behind a busy stream", fb, 1, 32, 0, true},
+      {"256 B + PDL, SMs x 512, busy", fshaped, unsigned(sms), 512, 1, true},
+  };
+  for (const Variant& v : variants) {
+    void* pb[] = {&big};
+    CUlaunchAttribute attr[1];
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr[0].value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = v.blocks;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = v.threads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.hStream = reinterpret_cast<CUstream>(s);
+    cfg.attrs = attr;
+    cfg.numAttrs = v.pdl;
+    time_launches(v.name, s, [&] {
+      if (launch_ex(&cfg, v.f, pb, nullptr) != CUDA_SUCCESS) {
+        std::fprintf(stderr, "cuLaunchKernelEx failed (%s)\n", v.name);
+        std::exit(1);
+      }
+    }, v.busy);
   }
   CK(cudaStreamDestroy(s));
 }

@@ -7,6 +7,7 @@
 
 #include "core/abort.h"
 #include "core/backend.h"
+#include "core/hot_count.h"
 #include "core/one_caller.h"
 #include "core/validate.h"
 
@@ -231,6 +232,7 @@ symmem_status symmem_cuda_check(symmem_buffer* buffer) {
 symmem_status symmem_all_reduce(symmem_buffer* buffer, symmem_algo algo, symmem_dtype dtype,
                                 symmem_reduce_op op, uint64_t count, void* out, void* stream,
                                 int timeout_ms) {
+  SYMMEM_HOT_TIME_ALL_REDUCE();
   return guarded("symmem_all_reduce", [&]() -> symmem_status {
     const char* what = "symmem_all_reduce";
     SYMMEM_TRY(check_imported(buffer, what));

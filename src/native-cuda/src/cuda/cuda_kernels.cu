@@ -1270,7 +1270,14 @@ bool launch_direct(void (*)(P...), bool pdl, int blocks, int threads, cudaStream
     cfg.hStream = reinterpret_cast<CUstream>(s);
     cfg.attrs = attr;
     cfg.numAttrs = pdl ? 1 : 0;
+#ifdef SYMMEM_HOT_PATH_COUNTERS
+    const uint64_t t0 = hot::now_ns();
+    const CUresult launched = d->LaunchKernelEx(&cfg, f, params, nullptr);
+    hot::driver_ns() += hot::now_ns() - t0;
+    return launched;
+#else
     return d->LaunchKernelEx(&cfg, f, params, nullptr);
+#endif
   }(std::forward<A>(args)...);
   if (r == CUDA_SUCCESS) return true;
   function_slot<K>(device).store(nullptr, std::memory_order_release);
