@@ -69,8 +69,18 @@ cat "$OUT/machine.txt"
 
 # 1. native build, in the background (native.log: the build, then the native tests of step 5; $OUT brings
 # back 8 files at most)
+# PREBUILT=DIR (symmem_nccl_bench and libsymmem.so built elsewhere for this machine's CUDA, carried
+# with the run) skips it; with CHECKS=0 nothing else of the build is used.
+BENCH_ENV=()
+if [[ -n ${PREBUILT:-} ]]; then
+  B=$(cd "$PREBUILT" && pwd)
+  ( [[ -x $B/symmem_nccl_bench && -f $B/libsymmem.so ]] && echo "prebuilt symmem_nccl_bench from $B" \
+      || { echo "PREBUILT=$PREBUILT lacks symmem_nccl_bench or libsymmem.so"; exit 1; } ) > "$OUT/native.log" 2>&1 &
+  BENCH_ENV=(env "LD_LIBRARY_PATH=$B")  # for the bench alone: the app loads its own copy
+else
 ( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
     && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native.log" 2>&1 &
+fi
 BUILD_PID=$!
 
 SIZES=${SIZES:-4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,16MiB,64MiB,256MiB}
@@ -127,7 +137,7 @@ phase() { echo "$(date +%s.%N) $*" >> /tmp/nccl-speed-phases.txt; }
 for pass in $(seq 1 "$PASSES"); do
   phase "C loop, pass $pass"
   [[ $rc == 0 ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL step "symmem_nccl_bench: NCCL C loop vs C ABI (world $W, pass $pass)" 420 native-bench.txt \
-    "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')" --rounds "$ROUNDS"
+    "${BENCH_ENV[@]}" "$B/symmem_nccl_bench" --world "$W" --sizes "$(echo "$SIZES" | sed 's/iB//g')" --rounds "$ROUNDS"
   for jit in ${JITS:-1 4}; do
     json=/tmp/java-nccl.$jit.$pass.json
     phase "Java C$jit, pass $pass"
