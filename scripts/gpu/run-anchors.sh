@@ -56,9 +56,10 @@ done
 # 1. the native build, in the background (CPU only; nice, so that the Java ranks keep their cores).
 # PREBUILT=DIR (a folder with libsymmem.so, symmem_bench and symmem_nccl_bench built elsewhere for
 # this machine's CUDA, carried with the run) skips it: the benches then run from DIR.
+BENCH_ENV=()
 if [[ -n ${PREBUILT:-} ]]; then
   B=$(cd "$PREBUILT" && pwd)
-  export LD_LIBRARY_PATH=$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  BENCH_ENV=(env "LD_LIBRARY_PATH=$B")  # for the native benches alone: the app loads its own copy
   ( for f in libsymmem.so symmem_bench symmem_nccl_bench; do
       [[ -f $B/$f ]] || { echo "PREBUILT=$PREBUILT has no $f"; exit 1; }
     done; echo "prebuilt binaries from $B" ) > "$OUT/native.log" 2>&1 &
@@ -105,10 +106,10 @@ note "native build (symmem_bench, symmem_nccl_bench), done at $(elapsed) s" \
 [[ $rc == 0 ]] || grep -aE "error|Error" "$OUT/native.log" | head -10
 BUILT=$(( rc == 0 ))
 
-native_cuda() { qstep "ours native: symmem_bench, cuda backend (world $WORLD)$1" 90 bench-native.txt "$B/symmem_bench" --world "$WORLD" --backend cuda; }
+native_cuda() { qstep "ours native: symmem_bench, cuda backend (world $WORLD)$1" 90 bench-native.txt "${BENCH_ENV[@]}" "$B/symmem_bench" --world "$WORLD" --backend cuda; }
 native_nvshmem() {
   SYMMEM_TEST_NVSHMEM_LIB=$PIP_NVSHMEM/lib/libnvshmem_host.so.3 qstep "ours native: symmem_bench, nvshmem backend (world $WORLD)$1" 120 \
-    bench-native.txt "$B/symmem_bench" --world "$WORLD" --backend nvshmem
+    bench-native.txt "${BENCH_ENV[@]}" "$B/symmem_bench" --world "$WORLD" --backend nvshmem
 }
 torch_run() { # torch_run cuda|nvshmem PORT [ROUND]
   local env=() json=$OUT/json/torch-$1${3:+-$3}.json
@@ -121,7 +122,7 @@ HAVE_TORCH=$([[ -f $ANCHOR ]] && python3 -c 'import torch' 2>/dev/null && echo 1
 # 2-5.
 (( BUILT )) && native_cuda ""
 (( BUILT )) && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL qstep "NCCL's own C loop: symmem_nccl_bench, plain + window (world $WORLD)" 150 \
-  bench-native.txt "$B/symmem_nccl_bench" --world "$WORLD" --sizes "$KSIZES"
+  bench-native.txt "${BENCH_ENV[@]}" "$B/symmem_nccl_bench" --world "$WORLD" --sizes "$KSIZES"
 if (( HAVE_TORCH )); then
   torch_run cuda 29711
   torch_run nvshmem 29712
