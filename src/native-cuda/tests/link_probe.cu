@@ -111,52 +111,34 @@ void probe_launch() {
   Params256 big{};
   time_launches("runtime <<<>>> 4 B", s, [&] { empty_small<<<1, 32, 0, s>>>(small); });
   time_launches("runtime <<<>>> 256 B", s, [&] { empty_big<<<1, 32, 0, s>>>(big); });
-  for (int pdl = 0; pdl < 2; ++pdl) {
-    for (int bigp = 0; bigp < 2; ++bigp) {
-      void* ps[] = {&small};
-      void* pb[] = {&big};
-      CUlaunchAttribute attr[1];
-      attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attr[0].value.programmaticStreamSerializationAllowed = 1;
-      CUlaunchConfig cfg = {};
-      cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
-      cfg.blockDimX = 32;
-      cfg.blockDimY = cfg.blockDimZ = 1;
-      cfg.hStream = reinterpret_cast<CUstream>(s);
-      cfg.attrs = attr;
-      cfg.numAttrs = pdl;
-      char name[64];
-      std::snprintf(name, sizeof name, "cuLaunchKernelEx %s%s", bigp ? "256 B" : "4 B", pdl ? " + PDL" : "");
-      time_launches(name, s, [&] {
-        if (launch_ex(&cfg, bigp ? fb : fs, bigp ? pb : ps, nullptr) != CUDA_SUCCESS) {
-          std::fprintf(stderr, "cuLaunchKernelEx failed\n");
-          std::exit(1);
-        }
-      });
-    }
-  }
-  // Closer to a collective's launch, each with the PDL attribute and 256-byte parameters.
   CUfunction fshaped = nullptr, fstack = nullptr;
   CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&fshaped), reinterpret_cast<const void*>(empty_shaped)));
   CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&fstack), reinterpret_cast<const void*>(with_stack)));
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  void* ps[] = {&small};
+  void* pb[] = {&big};
   struct Variant {
     const char* name;
     CUfunction f;
+    void** params;
     unsigned blocks, threads;
     int pdl;
     bool busy;
   };
   const Variant variants[] = {
-      {"256 B + PDL, grid SMs x 512", fshaped, unsigned(sms), 512, 1, false},
-      {"256 B + PDL, SMs x 512, stack", fstack, unsigned(sms), 512, 1, false},
-      {"256 B + PDL, behind a busy stream", fb, 1, 32, 1, true},
-      {"256 B, behind a busy stream", fb, 1, 32, 0, true},
-      {"256 B + PDL, SMs x 512, busy", fshaped, unsigned(sms), 512, 1, true},
+      {"cuLaunchKernelEx 4 B", fs, ps, 1, 32, 0, false},
+      {"cuLaunchKernelEx 256 B", fb, pb, 1, 32, 0, false},
+      {"cuLaunchKernelEx 4 B + PDL", fs, ps, 1, 32, 1, false},
+      {"cuLaunchKernelEx 256 B + PDL", fb, pb, 1, 32, 1, false},
+      // Closer to a collective's launch.
+      {"256 B + PDL, grid SMs x 512", fshaped, pb, unsigned(sms), 512, 1, false},
+      {"256 B + PDL, SMs x 512, stack", fstack, pb, unsigned(sms), 512, 1, false},
+      {"256 B + PDL, behind a busy stream", fb, pb, 1, 32, 1, true},
+      {"256 B, behind a busy stream", fb, pb, 1, 32, 0, true},
+      {"256 B + PDL, SMs x 512, busy", fshaped, pb, unsigned(sms), 512, 1, true},
   };
   for (const Variant& v : variants) {
-    void* pb[] = {&big};
     CUlaunchAttribute attr[1];
     attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attr[0].value.programmaticStreamSerializationAllowed = 1;
@@ -169,7 +151,7 @@ void probe_launch() {
     cfg.attrs = attr;
     cfg.numAttrs = v.pdl;
     time_launches(v.name, s, [&] {
-      if (launch_ex(&cfg, v.f, pb, nullptr) != CUDA_SUCCESS) {
+      if (launch_ex(&cfg, v.f, v.params, nullptr) != CUDA_SUCCESS) {
         std::fprintf(stderr, "cuLaunchKernelEx failed (%s)\n", v.name);
         std::exit(1);
       }
