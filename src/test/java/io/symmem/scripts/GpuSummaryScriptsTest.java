@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class GpuSummaryScriptsTest {
     @Test
     void theSummaryParsersReadTheBenchesSampleLogs() throws IOException, InterruptedException {
-        assumeTrue(pythonPresent(), "python3 is not on PATH: the summary scripts' tests are not run");
+        assumeTrue(Tools.present("python3"), "python3 is not on PATH: the summary scripts' tests are not run");
         ProcessBuilder pb = new ProcessBuilder("python3", "-m", "unittest", "discover", "-s", "scripts/gpu", "-p", "test_*.py")
                 .redirectErrorStream(true);
         pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
@@ -25,18 +25,5 @@ class GpuSummaryScriptsTest {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("python3 -m unittest finished within 60 s").isTrue();
         assertThat(p.exitValue()).as("python3 -m unittest discover -s scripts/gpu -p 'test_*.py':%n%s", output).isZero();
         assertThat(output).as("the tests ran").containsPattern("Ran [1-9][0-9]* tests?");
-    }
-
-    private static boolean pythonPresent() {
-        try {
-            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

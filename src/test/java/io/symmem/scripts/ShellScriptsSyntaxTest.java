@@ -22,7 +22,7 @@ class ShellScriptsSyntaxTest {
 
     @Test
     void everyShellScriptParses() throws IOException, InterruptedException {
-        assumeTrue(bashPresent(), "bash is not on PATH: the shell scripts' syntax is not checked");
+        assumeTrue(Tools.present("bash"), "bash is not on PATH: the shell scripts' syntax is not checked");
         List<Path> scripts = new ArrayList<>();
         for (Path root : ROOTS) {
             try (Stream<Path> files = Files.walk(root)) {
@@ -40,18 +40,5 @@ class ShellScriptsSyntaxTest {
             }
         }
         assertThat(broken).as("scripts that bash -n rejects").isEmpty();
-    }
-
-    private static boolean bashPresent() {
-        try {
-            Process p = new ProcessBuilder("bash", "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }
