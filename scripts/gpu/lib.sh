@@ -46,6 +46,22 @@ native_build_cmd() {
   echo "cmake ${gen}-S src/native-cuda -B '$dir' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$dir' -j16$targets"
 }
 
+# use_prebuilt DIR FILE...: native binaries built elsewhere for this machine's CUDA and carried with
+# the run (a script's PREBUILT=DIR), instead of a build here. Sets B to DIR's absolute path and
+# BENCH_ENV to the prefix the native benches run under (DIR as their library path, for them alone:
+# the app loads its own copy of libsymmem); prints what it found, or which FILE is missing (*.so:
+# present, anything else: executable) with status 1.
+use_prebuilt() {
+  local dir=$1 f
+  shift
+  B=$(cd "$dir" && pwd) || { echo "PREBUILT=$dir: no such folder"; return 1; }
+  BENCH_ENV=(env "LD_LIBRARY_PATH=$B")
+  for f in "$@"; do
+    if [[ $f == *.so ]]; then [[ -f $B/$f ]]; else [[ -x $B/$f ]]; fi || { echo "PREBUILT=$dir has no $f"; return 1; }
+  done
+  echo "prebuilt binaries from $B: $*"
+}
+
 # The steps table every run-*.sh prints last. note NAME RESULT adds a row (names padded to
 # STEP_WIDTH, default 62); step NAME TIMEOUT LOG cmd... runs cmd with a deadline, appends its output
 # to $OUT/LOG and records PASS or FAIL with the exit status. Needs OUT, and T0 (the script's start).

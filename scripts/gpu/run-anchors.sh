@@ -58,11 +58,8 @@ done
 # this machine's CUDA, carried with the run) skips it: the benches then run from DIR.
 BENCH_ENV=()
 if [[ -n ${PREBUILT:-} ]]; then
-  B=$(cd "$PREBUILT" && pwd)
-  BENCH_ENV=(env "LD_LIBRARY_PATH=$B")  # for the native benches alone: the app loads its own copy
-  ( for f in libsymmem.so symmem_bench symmem_nccl_bench; do
-      [[ -f $B/$f ]] || { echo "PREBUILT=$PREBUILT has no $f"; exit 1; }
-    done; echo "prebuilt binaries from $B" ) > "$OUT/native.log" 2>&1 &
+  use_prebuilt "$PREBUILT" libsymmem.so symmem_bench symmem_nccl_bench > "$OUT/native.log" 2>&1
+  ( exit $? ) &  # its status stands in for the build's, waited for below
 else
   ( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench)" ) > "$OUT/native.log" 2>&1 &
 fi

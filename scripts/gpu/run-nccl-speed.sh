@@ -73,10 +73,8 @@ cat "$OUT/machine.txt"
 # with the run) skips it; with CHECKS=0 nothing else of the build is used.
 BENCH_ENV=()
 if [[ -n ${PREBUILT:-} ]]; then
-  B=$(cd "$PREBUILT" && pwd)
-  ( [[ -x $B/symmem_nccl_bench && -f $B/libsymmem.so ]] && echo "prebuilt symmem_nccl_bench from $B" \
-      || { echo "PREBUILT=$PREBUILT lacks symmem_nccl_bench or libsymmem.so"; exit 1; } ) > "$OUT/native.log" 2>&1 &
-  BENCH_ENV=(env "LD_LIBRARY_PATH=$B")  # for the bench alone: the app loads its own copy
+  use_prebuilt "$PREBUILT" libsymmem.so symmem_nccl_bench > "$OUT/native.log" 2>&1
+  ( exit $? ) &  # its status stands in for the build's, waited for below
 else
 ( cmake -S src/native-cuda -B "$B" -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON \
     && cmake --build "$B" -j16 --target symmem_nccl_bench test_nccl_fake test_nccl_gpu ) > "$OUT/native.log" 2>&1 &
