@@ -14,8 +14,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every shell script of the repository parses ({@code bash -n}). Most of them run only on the GPU machines
- * (scripts/gpu), where a syntax error would show only after a machine has been started and its time spent.
+ * Every shell script of the repository parses ({@code bash -n}): the .sh files and bin's bash commands. Most
+ * of them run only on the GPU machines (scripts/gpu), where a syntax error would show only after a machine
+ * has been started and its time spent.
  */
 class ShellScriptsSyntaxTest {
     private static final List<Path> ROOTS = List.of(Path.of("scripts"), Path.of("deploy"), Path.of("src/native-cuda/tests"));
@@ -29,7 +30,10 @@ class ShellScriptsSyntaxTest {
                 files.filter(f -> f.toString().endsWith(".sh")).sorted().forEach(scripts::add);
             }
         }
-        assertThat(scripts).as("shell scripts under %s", ROOTS).hasSizeGreaterThan(20);
+        try (Stream<Path> files = Files.list(Path.of("bin"))) {
+            files.filter(ShellScriptsSyntaxTest::isBashScript).sorted().forEach(scripts::add);
+        }
+        assertThat(scripts).as("shell scripts under %s and bin", ROOTS).hasSizeGreaterThan(25);
         List<String> broken = new ArrayList<>();
         for (Path script : scripts) {
             Process p = new ProcessBuilder("bash", "-n", script.toString()).redirectErrorStream(true).start();
@@ -40,5 +44,15 @@ class ShellScriptsSyntaxTest {
             }
         }
         assertThat(broken).as("scripts that bash -n rejects").isEmpty();
+    }
+
+    /** bin's commands have no .sh: a bash shebang says which of them are bash. */
+    private static boolean isBashScript(Path file) {
+        try (var in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String first = in.readLine();
+            return first != null && first.startsWith("#!") && first.contains("bash");
+        } catch (IOException e) {
+            return false;
+        }
     }
 }
