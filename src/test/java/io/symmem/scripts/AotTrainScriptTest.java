@@ -109,6 +109,19 @@ class AotTrainScriptTest {
     }
 
     @Test
+    void aTrainingRunThatEndsWellWithoutACacheLeavesNoneAndSaysSo() throws Exception {
+        assumeTrue(Tools.present("bash") && Tools.present("timeout"), "bash or timeout is missing: bin/aot-train cannot run here");
+        Files.writeString(app.resolve("app.aot"), "a cache of an earlier build");
+        fakeJava("echo 'the JVM that writes the cache failed'\nexit 0\n");
+
+        Result result = runAotTrain(Map.of());
+
+        assertThat(result.exitCode()).as("exit status; stderr: %s", result.stderr()).isZero();
+        assertThat(result.stderr()).contains("ended but wrote no cache");
+        assertThat(app.resolve("app.aot")).as("the earlier build's cache").doesNotExist();
+    }
+
+    @Test
     void aTimeoutThatIsNotAWholeNumberOfSecondsIsNamed() throws Exception {
         assumeTrue(Tools.present("bash"), "bash is missing: bin/aot-train cannot run here");
         fakeJava("exit 0\n");
