@@ -63,7 +63,7 @@ public final class SymmemWorld implements AutoCloseable {
             return new SymmemWorld(config, vertx, member);
         } catch (IOException | RuntimeException e) {
             member.close();
-            vertx.close().toCompletionStage().toCompletableFuture().join();
+            VertxShutdown.close(vertx, VertxShutdown.LIMIT, config.rank());
             if (e instanceof IOException io) {
                 throw new UncheckedIOException("rank " + config.rank() + " could not join its world: " + io.getMessage(), io);
             }
@@ -181,7 +181,7 @@ public final class SymmemWorld implements AutoCloseable {
             first = first == null ? e : first;
         } finally {
             member.close();
-            vertx.close().toCompletionStage().toCompletableFuture().join();
+            VertxShutdown.close(vertx, VertxShutdown.LIMIT, config.rank());
         }
         if (first != null) {
             throw first;
