@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bin/aot-train runs inside the build (before the integration tests), so whatever its training run does,
  * the script must end: a JVM whose shutdown hangs, or a probe that a port's listener never answers, once
  * held a CI run until its 90-minute limit. Each case runs the real script against a stand-in for the
- * Java runtime (a shell script behind a JDK 25 release file), which plays the failure.
+ * Java runtime (a script behind a JDK 25 release file), which plays the failure.
  */
 class AotTrainScriptTest {
     /** Well above what each case needs when it passes, well below what a case that hangs would take. */
@@ -86,8 +86,10 @@ class AotTrainScriptTest {
         assumeTrue(Tools.present("bash") && Tools.present("timeout") && Tools.present("python3"),
                 "bash, timeout or python3 is missing: the silent listener cannot be played here");
         Path listenerPid = root.resolve("listener.pid");
+        Path accepted = root.resolve("accepted");
         // The training run leaves a process of its own on the management port that accepts every probe and
-        // answers none (a stranger holding the port looks the same), then writes its cache and ends well.
+        // answers none (a stranger holding the port looks the same); once a probe is held there, the run
+        // writes its cache and ends well.
         fakeJava("""
                 setsid python3 -c '
                 import socket, sys, time
@@ -100,18 +102,20 @@ class AotTrainScriptTest {
                 while time.time() < end:
                     try:
                         held.append(s.accept())
+                        open(sys.argv[2], "w").close()
                     except socket.timeout:
                         pass
-                ' "$SYMMEM_MANAGEMENT_PORT" </dev/null >/dev/null 2>&1 &
+                ' "$SYMMEM_MANAGEMENT_PORT" %s </dev/null >/dev/null 2>&1 &
                 echo $! > %s
-                sleep 2
+                for _ in $(seq 1 300); do [ -f %s ] && break; sleep 0.1; done
                 for arg in "$@"; do
                   case "$arg" in -XX:AOTCacheOutput=*) echo cache > "${arg#-XX:AOTCacheOutput=}" ;; esac
                 done
-                """.formatted(listenerPid));
+                """.formatted(accepted, listenerPid, accepted));
         try {
             Result result = runAotTrain(Map.of());
 
+            assertThat(accepted).as("a probe reached the silent listener").exists();
             assertThat(result.exitCode()).as("exit status; stderr: %s", result.stderr()).isZero();
             assertThat(result.stderr()).contains("AOT cache").contains("made on Java 25.0.9");
             assertThat(app.resolve("app.aot")).hasContent("cache");
