@@ -17,14 +17,19 @@
 #      membar = a release waiting for the stores before it, long_scoreboard = loads, including the
 #      polls of a flag, lg_throttle = the memory queue full of stores).
 #      Rank 0 alone by default: a kernel that waits for a peer measures the peer's lateness too, and
-#      this ncu (2025.3.1) cannot start the ranks' profiled kernels together, so its durations mostly
-#      say how late the peer was (docs/benchmarks.md); NCU_BOTH=1 profiles both ranks unsynchronised
+#      this ncu (2025.3.1) cannot start the ranks' profiled kernels together. NCU_DELAY_MS=N starts
+#      rank 0's profiled call N ms after the others' (--profile-delay-ms), so that theirs are already
+#      waiting; on 2 x H200 the profiled kernels took 170 us longer than unprofiled with 300 ms as
+#      without, at full clock, so that time is the profiler's, and ncu's durations here are not the
+#      kernels' (its byte counts are: docs/benchmarks.md). NCU_ITERS=N profiles N back-to-back calls
+#      as one range instead (below). NCU_BOTH=1 profiles both ranks unsynchronised
 #      (their replays fell out of step with this ncu), rank 0 alone if that fails. Each metric pass runs the
 #      whole bench again (--replay-mode application: a kernel replayed alone would wait for a peer
 #      that ran once). Clocks and caches are left as they are.
 #   5. LAST: the unprofiled times, nsys's kernel lines and link figures, ncu's table, the steps
 # Never multicast. Logs go to $OUT.
 #   SIZES=4194304,8388608,67108864 bash scripts/gpu/run-profile.sh
+# PREBUILT=DIR: libsymmem.so and symmem_bench built elsewhere and carried, instead of the first build here.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 SYMMEM_DISABLE_MULTICAST=1
@@ -65,8 +70,14 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 cat "$OUT/machine.txt"
 if (( NGPU < 2 )); then echo "run-profile.sh: needs 2 GPUs, this machine has $NGPU"; exit 2; fi
 
-qstep "native build (symmem_bench)" 240 native.log bash -c "$(native_build_cmd "$B" symmem_bench)" || {
-  tail -20 "$OUT/native.log"; printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+if [[ -n ${PREBUILT:-} ]]; then
+  # Built elsewhere for this CUDA and carried (lib.sh, use_prebuilt); the phases build below still builds here.
+  use_prebuilt "$PREBUILT" libsymmem.so symmem_bench || exit 2
+  export LD_LIBRARY_PATH=$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+  qstep "native build (symmem_bench)" 240 native.log bash -c "$(native_build_cmd "$B" symmem_bench)" || {
+    tail -20 "$OUT/native.log"; printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+fi
 IFS=, read -r -a sizes <<< "$SIZES"
 for s in "${sizes[@]}"; do
   qstep "symmem_bench --world 2 at $s bytes" 60 bench.txt "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
@@ -115,12 +126,23 @@ fi
 if [[ -n $NCU ]]; then
   "$NCU" --query-metrics > "$OUT/ncu-metrics.txt" 2>&1
   metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  for m in nvlrx__bytes nvltx__bytes; do
+  for m in nvlrx__bytes nvltx__bytes nvlrx__bytes_data_user nvltx__bytes_data_user; do
     grep -q "^$m " "$OUT/ncu-metrics.txt" && metrics+=",$m.sum,$m.sum.per_second"
   done
+  # The SMs' clock while the kernel ran (cycles elapsed per second): whether a GPU left idle while
+  # ncu set up the launch ran it below its full clock (on 2 x H200 it did not: 1980 MHz).
+  metrics+=,sm__cycles_elapsed.avg.per_second
   # The stall reasons, each as warps stalled per issued instruction (their sum is the cycles between issues).
   metrics+=',regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$'
-  common=(--target-processes all --profile-from-start off --replay-mode application --clock-control none
+  # NCU_ITERS=N (N > 1): one result for N back-to-back calls (--replay-mode app-range around the
+  # bench's --profile-iters N bracket): the bytes every call moves over NVLink, user data and
+  # protocol apart. Its time is not the calls': ncu adds 47-65 us to every launch in the range.
+  iters=${NCU_ITERS:-1}
+  # (A range is what cudaProfilerStart/Stop bracket, so --profile-from-start off is implied there
+  # and refused.)
+  replay=(--profile-from-start off --replay-mode application)
+  (( iters > 1 )) && replay=(--replay-mode app-range)
+  common=(--target-processes all "${replay[@]}" --clock-control none
           --cache-control none --metrics "$metrics" --print-units base --csv)
   lo=${sizes[0]} hi=${sizes[0]}
   for s in "${sizes[@]}"; do (( s < lo )) && lo=$s; (( s > hi )) && hi=$s; done
@@ -131,7 +153,7 @@ if [[ -n $NCU ]]; then
     # both ranks ended at their deadlines in different collectives: docs/benchmarks.md).
     note "ncu" "both ranks profiled, not in lockstep (NCU_BOTH=1)"
     qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
-      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all
+      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all --profile-iters "$iters"
     both=$?
   else
     note "ncu" "rank 0 alone (its waits include the peer's lateness)"
@@ -139,7 +161,8 @@ if [[ -n $NCU ]]; then
   fi
   if (( both != 0 )); then
     qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
-      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one
+      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one \
+      --profile-iters "$iters" --profile-delay-ms "${NCU_DELAY_MS:-0}"
   fi
 else
   note "ncu" "NOT RUN (no ncu on this machine)"
@@ -150,7 +173,7 @@ echo "=== kernel phases (us per call, block mean / slowest block)"
 grep -E "^ *[0-9]+ |symmem kernel phases" "$OUT/phases.txt" 2>/dev/null | sed 's/symmem kernel phases (device \([0-9]\)): /dev \1 /' | head -60
 echo "=== nsys: kernels and the link while they ran"; grep -E "^(===|kernels|[a-z_]+<|  .*(NVL|NVLink|DRAM|SM))" "$OUT/nsys-kernels.txt" 2>/dev/null | head -60
 echo "=== ncu"
-[[ -f $OUT/ncu.csv ]] && python3 - "$OUT/ncu.csv" <<'PY' 2>&1 | head -80
+[[ -f $OUT/ncu.csv ]] && python3 - "$OUT/ncu.csv" "${NCU_ITERS:-1}" <<'PY' 2>&1 | head -80
 # One line per profiled kernel: process, size order, duration, NVLink each way, DRAM, the five largest stalls.
 import csv, re, sys
 rows = list(csv.reader(l for l in open(sys.argv[1], errors="replace") if l.startswith('"')))
@@ -164,12 +187,17 @@ for r in rows[1:]:
     key = (r[col["Process ID"]], int(r[col["ID"]]), k.group(1) if k else r[col["Kernel Name"]][:60])
     try: kernels.setdefault(key, {})[r[col["Metric Name"]]] = float(r[col["Metric Value"]].replace(",", ""))
     except ValueError: pass
+calls = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 for (pid, kid, name), m in sorted(kernels.items(), key=lambda kv: (kv[0][1], kv[0][0])):
     t = m.get("gpu__time_duration.sum", 0) / 1000
-    line = f"pid {pid} #{kid} {name}: {t:.2f} us"
+    line = f"pid {pid} #{kid} {name}: {t:.2f} us" + (f" for {calls} calls, {t / calls:.2f} us a call" if calls > 1 else "")
+    if "sm__cycles_elapsed.avg.per_second" in m:
+        line += f", SM clock {m['sm__cycles_elapsed.avg.per_second'] / 1e6:.0f} MHz"
     for d in ("nvltx", "nvlrx"):
         if f"{d}__bytes.sum" in m:
             line += f", {d} {m[f'{d}__bytes.sum'] / 1e6:.2f} MB at {m.get(f'{d}__bytes.sum.per_second', 0) / 1e9:.1f} GB/s"
+        if f"{d}__bytes_data_user.sum" in m:
+            line += f" (data {m[f'{d}__bytes_data_user.sum'] / 1e6:.2f} MB at {m.get(f'{d}__bytes_data_user.sum.per_second', 0) / 1e9:.1f})"
     line += f", DRAM {m.get('dram__throughput.avg.pct_of_peak_sustained_elapsed', 0):.1f} % of peak"
     stalls = sorted(((v, k.replace("smsp__average_warps_issue_stalled_", "").replace("_per_issue_active.ratio", ""))
                      for k, v in m.items() if "issue_stalled" in k), reverse=True)[:5]

@@ -24,6 +24,13 @@
 //           cuStreamWriteValue32, waited for by one-thread kernels or by the add kernel itself; 2
 //           scratch slots or one per chunk), still in one process: what each way of signalling
 //           costs against `ce`.
+//   tma     whether the SMs store into the peer faster through the Tensor Memory Accelerator
+//           (cp.async.bulk: a tile of the local buffer into shared memory, then the tile into the
+//           peer as one bulk store) than through 16-byte stores from every thread: 256 MiB both
+//           ways at once, tiles of 4..32 KiB, 1..4 tiles in flight per block, beside the SM push and
+//           the copy engines of `link` measured in the same run, and the copy engines and SM
+//           stores sharing the 256 MiB at once, GB/s per direction. Checked: the peer's area holds
+//           the sender's bytes after a bulk-store run.
 // Output: "LAUNCH <variant> <best_us> <median_us>", "LINK <variant> <GB/s per direction>",
 // "CE two-shot <chunks> chunks <GB/s bus> <us>" and "CE-SIG two-shot ..." lines.
 #include <cuda.h>
@@ -258,6 +265,176 @@ void probe_link() {
   std::fflush(stdout);
 }
 
+
+// ---- tma: bulk stores into the peer ---------------------------------------------------------------
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// One thread per block moves the block's tiles: tile t (t = block, block + grid, ...) goes from
+// src into shared buffer k % nb by a bulk load (completion counted on that buffer's mbarrier), then
+// from there into dst by a bulk store. A buffer is loaded again once its store has read it.
+__global__ void tma_push_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes,
+                                uint32_t tile, int nb) {
+  extern __shared__ __align__(128) char tiles[];
+  __shared__ __align__(8) uint64_t full[8];
+  if (threadIdx.x != 0) return;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const size_t ntiles = bytes / tile;
+  for (int b = 0; b < nb; ++b)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[b])) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  auto load = [&](int b, size_t t) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&full[b])), "r"(tile)
+                 : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            smem_addr(tiles + size_t(b) * tile)),
+        "l"(src + t * tile), "r"(tile), "r"(smem_addr(&full[b]))
+        : "memory");
+  };
+  for (int b = 0; b < nb; ++b) {
+    const size_t t = blockIdx.x + size_t(b) * gridDim.x;
+    if (t < ntiles) load(b, t);
+  }
+  for (size_t k = 0;; ++k) {
+    const size_t t = blockIdx.x + k * gridDim.x;
+    if (t >= ntiles) break;
+    const int b = static_cast<int>(k % nb);
+    const uint32_t parity = static_cast<uint32_t>((k / nb) & 1);
+    uint32_t done = 0;
+    while (!done)
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(smem_addr(&full[b])), "r"(parity)
+          : "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + t * tile),
+                 "r"(smem_addr(tiles + size_t(b) * tile)), "r"(tile)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    const size_t next = t + size_t(nb) * gridDim.x;
+    if (next < ntiles) {
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      load(b, next);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+void probe_tma() {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) {
+    std::printf("LINK skipped: %d GPU\n", n);
+    return;
+  }
+  constexpr size_t kBytes = size_t(256) << 20;
+  Side sides[2];
+  for (int i = 0; i < 2; ++i) {
+    Side& d = sides[i];
+    d.dev = i;
+    CK(cudaSetDevice(i));
+    int can = 0;
+    CK(cudaDeviceCanAccessPeer(&can, i, 1 - i));
+    if (!can) {
+      std::printf("LINK skipped: GPU %d cannot access GPU %d\n", i, 1 - i);
+      return;
+    }
+    CK(cudaDeviceEnablePeerAccess(1 - i, 0));
+    CK(cudaStreamCreateWithFlags(&d.s, cudaStreamNonBlocking));
+    CK(cudaMalloc(&d.local, kBytes));
+    CK(cudaMemset(d.local, i + 1, kBytes));
+    CK(cudaEventCreate(&d.a));
+    CK(cudaEventCreate(&d.b));
+    CK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, i));
+    CK(cudaFuncSetAttribute(tma_push_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  }
+  int4* area[2];
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaMalloc(&area[i], kBytes));
+  }
+  sides[0].other = area[1];
+  sides[1].other = area[0];
+  const size_t n4 = kBytes / sizeof(int4);
+  auto ce = [&](Side& d) { CK(cudaMemcpyPeerAsync(d.other, 1 - d.dev, d.local, d.dev, kBytes, d.s)); };
+  std::printf("LINK %-40s %.1f\n", "copy engine, both ways", best_gbps(sides, 2, kBytes, ce));
+  auto push = [&](Side& d) { push_kernel<<<d.sms * 2, 512, 0, d.s>>>(d.local, d.other, n4); };
+  std::printf("LINK %-40s %.1f\n", "SM push, both ways, 2x512", best_gbps(sides, 2, kBytes, push));
+  for (uint32_t tile : {4096u, 8192u, 16384u, 32768u}) {
+    for (int nb : {1, 2, 4}) {
+      const size_t smem = size_t(tile) * nb;
+      if (smem > 200 * 1024) continue;
+      for (int bps : {2, 4, 8}) {
+        if (smem * bps > 220 * 1024) continue;
+        auto go = [&](Side& d) {
+          tma_push_kernel<<<d.sms * bps, 32, smem, d.s>>>(reinterpret_cast<const char*>(d.local),
+                                                          reinterpret_cast<char*>(d.other), kBytes, tile, nb);
+          CK(cudaGetLastError());
+        };
+        char name[64];
+        std::snprintf(name, sizeof name, "TMA push, both ways, %uK x %d, %d/SM", tile / 1024, nb, bps);
+        std::printf("LINK %-40s %.1f\n", name, best_gbps(sides, 2, kBytes, go));
+        std::fflush(stdout);
+      }
+    }
+  }
+  // The copy engines and the SMs at once, each its share of the 256 MiB (the copy on a second
+  // stream, forked from and joined into the timed one): whether the link carries more than either.
+  cudaStream_t side_stream[2];
+  cudaEvent_t fork[2], join[2];
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaStreamCreateWithFlags(&side_stream[i], cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&fork[i], cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&join[i], cudaEventDisableTiming));
+  }
+  for (int ce_eighths : {2, 4, 6}) {
+    const size_t ce_bytes = kBytes / 8 * ce_eighths;
+    auto both = [&](Side& d) {
+      CK(cudaEventRecord(fork[d.dev], d.s));
+      CK(cudaStreamWaitEvent(side_stream[d.dev], fork[d.dev]));
+      CK(cudaMemcpyPeerAsync(d.other, 1 - d.dev, d.local, d.dev, ce_bytes, side_stream[d.dev]));
+      const size_t off4 = ce_bytes / sizeof(int4);
+      push_kernel<<<d.sms * 2, 512, 0, d.s>>>(d.local + off4, d.other + off4, n4 - off4);
+      CK(cudaEventRecord(join[d.dev], side_stream[d.dev]));
+      CK(cudaStreamWaitEvent(d.s, join[d.dev]));
+    };
+    char name[64];
+    std::snprintf(name, sizeof name, "copy engine %d/8 + SM push, both ways", ce_eighths);
+    std::printf("LINK %-40s %.1f\n", name, best_gbps(sides, 2, kBytes, both));
+    std::fflush(stdout);
+  }
+  // One more run into cleared areas: GPU 1's then holds GPU 0's bytes (1s) and GPU 0's holds 2s.
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaMemset(area[i], 0, kBytes));
+    CK(cudaDeviceSynchronize());
+  }
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    tma_push_kernel<<<sides[i].sms * 2, 32, 2 * 16384, sides[i].s>>>(
+        reinterpret_cast<const char*>(sides[i].local), reinterpret_cast<char*>(sides[i].other), kBytes, 16384, 2);
+    CK(cudaGetLastError());
+  }
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaDeviceSynchronize());
+    std::vector<unsigned char> h(1 << 20);
+    const size_t at[] = {0, kBytes / 2, kBytes - h.size()};
+    for (size_t off : at) {
+      CK(cudaMemcpy(h.data(), reinterpret_cast<char*>(area[i]) + off, h.size(), cudaMemcpyDeviceToHost));
+      for (unsigned char c : h)
+        if (c != static_cast<unsigned char>(2 - i)) {
+          std::printf("TMA CHECK FAILED: GPU %d's area at %zu holds %d, not %d\n", i, off, c, 2 - i);
+          std::exit(1);
+        }
+    }
+  }
+  std::printf("TMA CHECK ok\n");
+}
 
 __global__ void add_bf16(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
@@ -593,5 +770,6 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "link") probe_link();
   if (only.empty() || only == "ce") probe_ce_two_shot();
   if (only.empty() || only == "ce-signals") probe_ce_signals();
+  if (only.empty() || only == "tma") probe_tma();
   return 0;
 }

@@ -2,6 +2,7 @@
 // per GPU.
 //   symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] [--backend cuda|nvshmem]
 //                [--streams both|own|sym] [--profile-one | --profile-all] [--profile-iters N]
+//                [--profile-delay-ms MS]
 // nvshmem: NVSHMEM's host library from SYMMEM_TEST_NVSHMEM_LIB (else the loader's path), joined by
 // unique id over a pipe; the buffers come from its heap, the kernels are the same.
 // For each size (4 KiB .. 256 MiB, powers of two, plus 8 MiB's neighbours), bf16 sum by default:
@@ -23,6 +24,10 @@
 // --profile-all: every rank brackets it (for a profiler that starts the ranks' profiled kernels
 // together, as they run unprofiled). --profile-iters N: N back-to-back calls in the bracket instead of
 // one (for nsys --capture-range=cudaProfilerApi: a capture of the loop alone, not of the whole run).
+// --profile-delay-ms MS: the profiled ranks wait MS ms after the barrier before they start, so that
+// the unprofiled ranks' kernels are already running and waiting when the profiled one starts (to
+// tell a late peer from the profiler's own cost: on 2 x H200, ncu's kernels took as long with a
+// 300 ms delay as without, docs/benchmarks.md).
 #include <cuda_profiler_api.h>
 #include <sys/mman.h>
 
@@ -30,6 +35,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "cuda_test_util.h"
 
@@ -141,6 +147,7 @@ int main(int argc, char** argv) {
   uint64_t min_bytes = 4096;
   int profile_ranks = 0;  // 0: none, 1: rank 0 (--profile-one), 2: all (--profile-all)
   int profile_iters = 1;
+  int profile_delay_ms = 0;
   int trace_loops = 0;  // --trace N: N loops per size of the out-of-place one-shot, an event per call
   int dtype = SYMMEM_BFLOAT16;
   std::string streams = "both";
@@ -152,6 +159,8 @@ int main(int argc, char** argv) {
     else if (a == "--profile-one") profile_ranks = 1;
     else if (a == "--profile-all") profile_ranks = 2;
     else if (a == "--profile-iters" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) profile_iters = std::atoi(argv[++i]);
+    else if (a == "--profile-delay-ms" && i + 1 < argc && std::atoi(argv[i + 1]) >= 0)
+      profile_delay_ms = std::atoi(argv[++i]);
     else if (a == "--trace" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) trace_loops = std::atoi(argv[++i]);
     else if (a == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
@@ -170,7 +179,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "usage: symmem_bench [--world N] [--min-bytes B] [--max-bytes B] [--dtype bf16|fp16|fp32] "
                            "[--backend cuda|nvshmem] [--streams both|own|sym] [--profile-one | --profile-all] "
-                           "[--profile-iters N>0] [--trace LOOPS>0]\n");
+                           "[--profile-iters N>0] [--profile-delay-ms MS>=0] [--trace LOOPS>0]\n");
       return 2;
     }
   }
@@ -280,6 +289,8 @@ int main(int argc, char** argv) {
           // kernel `ncu --profile-from-start off` measures), on rank 0 or on every rank.
           const bool profiled = profile_ranks == 2 || rank == 0;
           CHECK_OK(symmem_barrier(b, 0, timeout));
+          if (profiled && profile_delay_ms > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(profile_delay_ms));
           if (profiled) CUDA_OK(cudaProfilerStart());
           for (int i = 0; i < profile_iters; ++i) CHECK_OK(op());
           CHECK_OK(symmem_stream_synchronize(b, s));
