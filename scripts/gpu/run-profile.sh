@@ -42,6 +42,8 @@ STEP_WIDTH=64
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-profile-build}
 SIZES=${SIZES:-4194304,8388608,67108864}
+[[ ${NCU_ITERS:-1} =~ ^[1-9][0-9]*$ ]] || { echo "run-profile.sh: NCU_ITERS=${NCU_ITERS}: a whole number of calls, 1 or more"; exit 2; }
+[[ ${NCU_DELAY_MS:-0} =~ ^[0-9]+$ ]] || { echo "run-profile.sh: NCU_DELAY_MS=${NCU_DELAY_MS}: a whole number of milliseconds, 0 or more"; exit 2; }
 NGPU=$(gpu_count)
 NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
 # The GPU image has no Nsight Systems: Debian's nsight-systems-target package (bookworm non-free, the
