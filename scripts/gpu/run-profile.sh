@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Where the time of the all-reduce goes at the sizes that miss their goal (issue 31, item 4), with
-# Nsight Systems and Nsight Compute, world 2, bf16 sum, in place AUTO (the kernel the anchors compare),
+# Nsight Systems and Nsight Compute, world 2 (WORLD=N: N ranks, one GPU each), bf16 sum, in place AUTO (the kernel the anchors compare),
 # under 8 minutes on 2 GPUs:
 #   1. native build (symmem_bench)
-#   2. symmem_bench --world 2 at each of SIZES alone, unprofiled: the times the profiles are read against
+#   2. symmem_bench --world $WORLD at each of SIZES alone, unprofiled: the times the profiles are read against
 #   2b. the kernels' own phase times (PHASES=1, the default; PHASE_SIZES, default SIZES): a build with
 #      -DSYMMEM_KERNEL_PHASES=ON, whose kernels time their phases block by block (cuda/kernel_phases.cuh)
 #      while both ranks run unprofiled; its bench's times show what the marks cost
@@ -19,7 +19,7 @@
 #      Rank 0 alone by default: a kernel that waits for a peer measures the peer's lateness too, and
 #      this ncu (2025.3.1) cannot start the ranks' profiled kernels together. NCU_DELAY_MS=N starts
 #      rank 0's profiled call N ms after the others' (--profile-delay-ms), so that theirs are already
-#      waiting; on 2 x H200 the profiled kernels took 170 us longer than unprofiled with 300 ms as
+#      waiting; on 2 x H100 the profiled kernel took 165-180 us longer than unprofiled with 300 ms as
 #      without, at full clock, so that time is the profiler's, and ncu's durations here are not the
 #      kernels' (its byte counts are: docs/benchmarks.md). NCU_ITERS=N profiles N back-to-back calls
 #      as one range instead (below). NCU_BOTH=1 profiles both ranks unsynchronised
@@ -42,6 +42,8 @@ STEP_WIDTH=64
 . scripts/gpu/lib.sh
 B=${BUILD_DIR:-/tmp/symmem-profile-build}
 SIZES=${SIZES:-4194304,8388608,67108864}
+WORLD=${WORLD:-2}
+[[ $WORLD =~ ^[2-8]$ ]] || { echo "run-profile.sh: WORLD=$WORLD: 2 to 8 ranks"; exit 2; }
 [[ ${NCU_ITERS:-1} =~ ^[1-9][0-9]*$ ]] || { echo "run-profile.sh: NCU_ITERS=${NCU_ITERS}: a whole number of calls, 1 or more"; exit 2; }
 [[ ${NCU_DELAY_MS:-0} =~ ^[0-9]+$ ]] || { echo "run-profile.sh: NCU_DELAY_MS=${NCU_DELAY_MS}: a whole number of milliseconds, 0 or more"; exit 2; }
 NGPU=$(gpu_count)
@@ -70,7 +72,7 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
   echo "ncu: ${NCU:-none} $([[ -n $NCU ]] && "$NCU" --version 2>&1 | tail -1)"
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
-if (( NGPU < 2 )); then echo "run-profile.sh: needs 2 GPUs, this machine has $NGPU"; exit 2; fi
+if (( NGPU < WORLD )); then echo "run-profile.sh: WORLD=$WORLD needs $WORLD GPUs, this machine has $NGPU"; exit 2; fi
 
 if [[ -n ${PREBUILT:-} ]]; then
   # Built elsewhere for this CUDA and carried (lib.sh, use_prebuilt); the phases build below still builds here.
@@ -82,7 +84,7 @@ else
 fi
 IFS=, read -r -a sizes <<< "$SIZES"
 for s in "${sizes[@]}"; do
-  qstep "symmem_bench --world 2 at $s bytes" 60 bench.txt "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
+  qstep "symmem_bench --world $WORLD at $s bytes" 60 bench.txt "$B/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" --streams own
 done
 
 # The kernels' own phase times (a build with -DSYMMEM_KERNEL_PHASES=ON, cuda/kernel_phases.cuh): both
@@ -93,7 +95,7 @@ if [[ ${PHASES:-1} == 1 ]]; then
     "cmake -S src/native-cuda -B '$PB' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON -DSYMMEM_KERNEL_PHASES=ON && cmake --build '$PB' -j16 --target symmem_bench" &&
   IFS=, read -r -a psizes <<< "${PHASE_SIZES:-$SIZES}" &&
   for s in "${psizes[@]}"; do
-    qstep "kernel phases at $s bytes" 60 phases.txt "$PB/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" --streams own
+    qstep "kernel phases at $s bytes" 60 phases.txt "$PB/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" --streams own
   done
 fi
 
@@ -104,7 +106,7 @@ if [[ -n $NSYS ]]; then
     # rank): a capture of the whole run is 50 MB a size with the metrics at 200 kHz.
     qstep "nsys at $s bytes (GPU metrics every 5 us)" 90 nsys.log "$NSYS" profile -o "$rep" --force-overwrite true \
       --trace cuda --capture-range=cudaProfilerApi --wait primary --gpu-metrics-device "${NSYS_GPU:-all}" \
-      --gpu-metrics-frequency 200000 "$B/symmem_bench" --world 2 --min-bytes "$s" --max-bytes "$s" \
+      --gpu-metrics-frequency 200000 "$B/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" \
       --streams own --profile-all --profile-iters "${NSYS_ITERS:-300}"
     # (nsys answers non-zero when the ranks it did not start outlive the bench: the capture counts.)
     [[ -s $rep.qdstrm || -s $rep.nsys-rep ]] || continue
@@ -155,7 +157,7 @@ if [[ -n $NCU ]]; then
     # both ranks ended at their deadlines in different collectives: docs/benchmarks.md).
     note "ncu" "both ranks profiled, not in lockstep (NCU_BOTH=1)"
     qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
-      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all --profile-iters "$iters"
+      "$B/symmem_bench" --world "$WORLD" --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all --profile-iters "$iters"
     both=$?
   else
     note "ncu" "rank 0 alone (its waits include the peer's lateness)"
@@ -163,7 +165,7 @@ if [[ -n $NCU ]]; then
   fi
   if (( both != 0 )); then
     qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
-      "$B/symmem_bench" --world 2 --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one \
+      "$B/symmem_bench" --world "$WORLD" --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one \
       --profile-iters "$iters" --profile-delay-ms "${NCU_DELAY_MS:-0}"
   fi
 else
