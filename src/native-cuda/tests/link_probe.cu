@@ -208,15 +208,25 @@ double best_gbps(Side* sides, int nsides, size_t bytes, Go go) {
   return best;
 }
 
-void probe_link() {
+// Peer access from GPU g to the other one: without it a peer copy is staged through the host
+// (about 30 GB/s).
+void enable_peer_access(int g) {
+  const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
+  if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+  else CK(peer);
+}
+
+// GPU 0 and 1 with peer access both ways, a stream and two timing events each, `bytes` of their own
+// (filled with GPU + 1) and `bytes` more that the peer writes or reads (`other`); false, with a
+// line that says why, where the machine has no such pair.
+bool open_link_sides(Side sides[2], size_t bytes) {
   int n = 0;
   CK(cudaGetDeviceCount(&n));
   if (n < 2) {
     std::printf("LINK skipped: %d GPU\n", n);
-    return;
+    return false;
   }
-  constexpr size_t kBytes = size_t(256) << 20;
-  Side sides[2];
+  int4* area[2];
   for (int i = 0; i < 2; ++i) {
     Side& d = sides[i];
     d.dev = i;
@@ -225,24 +235,28 @@ void probe_link() {
     CK(cudaDeviceCanAccessPeer(&can, i, 1 - i));
     if (!can) {
       std::printf("LINK skipped: GPU %d cannot access GPU %d\n", i, 1 - i);
-      return;
+      return false;
     }
-    CK(cudaDeviceEnablePeerAccess(1 - i, 0));
+    enable_peer_access(i);
     CK(cudaStreamCreateWithFlags(&d.s, cudaStreamNonBlocking));
-    CK(cudaMalloc(&d.local, kBytes));
-    CK(cudaMemset(d.local, i + 1, kBytes));
+    CK(cudaMalloc(&d.local, bytes));
+    CK(cudaMemset(d.local, i + 1, bytes));
+    CK(cudaMalloc(&area[i], bytes));
     CK(cudaEventCreate(&d.a));
     CK(cudaEventCreate(&d.b));
     CK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, i));
   }
-  // A second 256 MiB on each GPU: where the peer's push lands, and what its pull reads.
-  int4* remote_area[2];
-  for (int i = 0; i < 2; ++i) {
-    CK(cudaSetDevice(i));
-    CK(cudaMalloc(&remote_area[i], kBytes));
-  }
-  sides[0].other = remote_area[1];
-  sides[1].other = remote_area[0];
+  sides[0].other = area[1];
+  sides[1].other = area[0];
+  return true;
+}
+
+void probe_link() {
+  constexpr size_t kBytes = size_t(256) << 20;
+  Side sides[2];
+  if (!open_link_sides(sides, kBytes)) return;
+  // The local copy lands in the GPU's own second area (the one its peer writes in the runs above).
+  int4* const own_area[2] = {sides[1].other, sides[0].other};
   const size_t n4 = kBytes / sizeof(int4);
   auto ce = [&](Side& d) { CK(cudaMemcpyPeerAsync(d.other, 1 - d.dev, d.local, d.dev, kBytes, d.s)); };
   std::printf("LINK %-32s %.1f\n", "copy engine, one way", best_gbps(sides, 1, kBytes, ce));
@@ -259,7 +273,7 @@ void probe_link() {
     }
   }
   auto local_copy = [&](Side& d) {
-    push_kernel<<<d.sms * 2, 1024, 0, d.s>>>(d.local, d.dev == 0 ? remote_area[0] : remote_area[1], n4);
+    push_kernel<<<d.sms * 2, 1024, 0, d.s>>>(d.local, own_area[d.dev], n4);
   };
   std::printf("LINK %-32s %.1f\n", "SM local copy (HBM, read+write)", best_gbps(sides, 1, kBytes, local_copy));
   std::fflush(stdout);
@@ -324,40 +338,15 @@ __global__ void tma_push_kernel(const char* __restrict__ src, char* __restrict__
 }
 
 void probe_tma() {
-  int n = 0;
-  CK(cudaGetDeviceCount(&n));
-  if (n < 2) {
-    std::printf("LINK skipped: %d GPU\n", n);
-    return;
-  }
   constexpr size_t kBytes = size_t(256) << 20;
   Side sides[2];
+  if (!open_link_sides(sides, kBytes)) return;
   for (int i = 0; i < 2; ++i) {
-    Side& d = sides[i];
-    d.dev = i;
     CK(cudaSetDevice(i));
-    int can = 0;
-    CK(cudaDeviceCanAccessPeer(&can, i, 1 - i));
-    if (!can) {
-      std::printf("LINK skipped: GPU %d cannot access GPU %d\n", i, 1 - i);
-      return;
-    }
-    CK(cudaDeviceEnablePeerAccess(1 - i, 0));
-    CK(cudaStreamCreateWithFlags(&d.s, cudaStreamNonBlocking));
-    CK(cudaMalloc(&d.local, kBytes));
-    CK(cudaMemset(d.local, i + 1, kBytes));
-    CK(cudaEventCreate(&d.a));
-    CK(cudaEventCreate(&d.b));
-    CK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, i));
     CK(cudaFuncSetAttribute(tma_push_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   }
-  int4* area[2];
-  for (int i = 0; i < 2; ++i) {
-    CK(cudaSetDevice(i));
-    CK(cudaMalloc(&area[i], kBytes));
-  }
-  sides[0].other = area[1];
-  sides[1].other = area[0];
+  // Where each GPU's peer stores: GPU i's second area.
+  int4* const area[2] = {sides[1].other, sides[0].other};
   const size_t n4 = kBytes / sizeof(int4);
   auto ce = [&](Side& d) { CK(cudaMemcpyPeerAsync(d.other, 1 - d.dev, d.local, d.dev, kBytes, d.s)); };
   std::printf("LINK %-40s %.1f\n", "copy engine, both ways", best_gbps(sides, 2, kBytes, ce));
@@ -461,14 +450,6 @@ __global__ void hold(uint64_t ns) {
 __global__ void fill_bf16(__nv_bfloat16* p, size_t n, float v) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = __float2bfloat16(v);
-}
-
-// Peer access from GPU g to the other one: without it a peer copy is staged through the host
-// (about 30 GB/s).
-void enable_peer_access(int g) {
-  const cudaError_t peer = cudaDeviceEnablePeerAccess(1 - g, 0);
-  if (peer == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-  else CK(peer);
 }
 
 // A two-shot of GPU 0's 1s and GPU 1's 2s left 3 everywhere, on both GPUs (sampled at both ends and
