@@ -74,17 +74,18 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 cat "$OUT/machine.txt"
 if (( NGPU < WORLD )); then echo "run-profile.sh: WORLD=$WORLD needs $WORLD GPUs, this machine has $NGPU"; exit 2; fi
 
+# BENCH_ENV: what the bench runs under, also inside nsys and ncu (with PREBUILT, the carried folder as
+# its library path; the phases build below is built here and loads its own library).
+BENCH_ENV=()
 if [[ -n ${PREBUILT:-} ]]; then
-  # Built elsewhere for this CUDA and carried (lib.sh, use_prebuilt); the phases build below still builds here.
   use_prebuilt "$PREBUILT" libsymmem.so symmem_bench || exit 2
-  export LD_LIBRARY_PATH=$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 else
   qstep "native build (symmem_bench)" 240 native.log bash -c "$(native_build_cmd "$B" symmem_bench)" || {
     tail -20 "$OUT/native.log"; printf '%s\n' "${SUMMARY[@]}"; exit 1; }
 fi
 IFS=, read -r -a sizes <<< "$SIZES"
 for s in "${sizes[@]}"; do
-  qstep "symmem_bench --world $WORLD at $s bytes" 60 bench.txt "$B/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" --streams own
+  qstep "symmem_bench --world $WORLD at $s bytes" 60 bench.txt "${BENCH_ENV[@]}" "$B/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" --streams own
 done
 
 # The kernels' own phase times (a build with -DSYMMEM_KERNEL_PHASES=ON, cuda/kernel_phases.cuh): both
@@ -104,7 +105,7 @@ if [[ -n $NSYS ]]; then
     rep=/tmp/profile-$s
     # The capture covers the bench's bracketed loop of in-place AUTOs alone (--profile-iters, every
     # rank): a capture of the whole run is 50 MB a size with the metrics at 200 kHz.
-    qstep "nsys at $s bytes (GPU metrics every 5 us)" 90 nsys.log "$NSYS" profile -o "$rep" --force-overwrite true \
+    qstep "nsys at $s bytes (GPU metrics every 5 us)" 90 nsys.log "${BENCH_ENV[@]}" "$NSYS" profile -o "$rep" --force-overwrite true \
       --trace cuda --capture-range=cudaProfilerApi --wait primary --gpu-metrics-device "${NSYS_GPU:-all}" \
       --gpu-metrics-frequency 200000 "$B/symmem_bench" --world "$WORLD" --min-bytes "$s" --max-bytes "$s" \
       --streams own --profile-all --profile-iters "${NSYS_ITERS:-300}"
@@ -156,7 +157,7 @@ if [[ -n $NCU ]]; then
     # Both ranks under ncu, unsynchronised (with ncu 2025.3.1 the ranks' replays fell out of step and
     # both ranks ended at their deadlines in different collectives: docs/benchmarks.md).
     note "ncu" "both ranks profiled, not in lockstep (NCU_BOTH=1)"
-    qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
+    qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "${BENCH_ENV[@]}" "$NCU" "${common[@]}" \
       "$B/symmem_bench" --world "$WORLD" --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all --profile-iters "$iters"
     both=$?
   else
@@ -164,7 +165,7 @@ if [[ -n $NCU ]]; then
     both=1
   fi
   if (( both != 0 )); then
-    qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "$NCU" "${common[@]}" \
+    qstep "ncu, rank 0 only: in-place AUTO $lo..$hi bytes" 240 ncu.csv "${BENCH_ENV[@]}" "$NCU" "${common[@]}" \
       "$B/symmem_bench" --world "$WORLD" --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-one \
       --profile-iters "$iters" --profile-delay-ms "${NCU_DELAY_MS:-0}"
   fi

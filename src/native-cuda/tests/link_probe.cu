@@ -339,11 +339,12 @@ __global__ void tma_push_kernel(const char* __restrict__ src, char* __restrict__
 
 void probe_tma() {
   constexpr size_t kBytes = size_t(256) << 20;
+  constexpr int kSmemPerBlock = 200 * 1024;  // the largest tile buffer a block may ask for
   Side sides[2];
   if (!open_link_sides(sides, kBytes)) return;
   for (int i = 0; i < 2; ++i) {
     CK(cudaSetDevice(i));
-    CK(cudaFuncSetAttribute(tma_push_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    CK(cudaFuncSetAttribute(tma_push_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemPerBlock));
   }
   // Where each GPU's peer stores: GPU i's second area.
   int4* const area[2] = {sides[1].other, sides[0].other};
@@ -355,7 +356,7 @@ void probe_tma() {
   for (uint32_t tile : {4096u, 8192u, 16384u, 32768u}) {
     for (int nb : {1, 2, 4}) {
       const size_t smem = size_t(tile) * nb;
-      if (smem > 200 * 1024) continue;
+      if (smem > kSmemPerBlock) continue;
       for (int bps : {2, 4, 8}) {
         if (smem * bps > 220 * 1024) continue;
         auto go = [&](Side& d) {
