@@ -7,14 +7,18 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.mutiny.Uni;
 import io.symmem.service.groups.BootstrapIds;
+import io.symmem.service.groups.CallLanes;
 import io.symmem.service.groups.SidecarGroup;
 import io.symmem.service.groups.SidecarGroups;
 import io.symmem.service.groups.SmallReduce;
 import io.symmem.service.http.ApiProblem;
 import io.symmem.service.store.HttpWaitLimit;
 import io.symmem.service.store.WaitDurations;
+import io.symmem.store.ExchangeMismatchException;
+import io.symmem.store.ExchangeOutOfStepException;
 import io.symmem.store.RendezvousAbortedException;
 import io.symmem.store.RendezvousTimeoutException;
+import io.symmem.store.StoreExchange;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -54,6 +58,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class GroupsResource {
     private static final String TIMEOUT = "How long to wait for the other members: 500ms, 5s, 2m or PT5S (default SYMMEM_TIMEOUT_RENDEZVOUS)";
     private static final String PROBLEM_504 = "{\"type\":\"about:blank\",\"title\":\"Gateway Timeout\",\"status\":504,\"detail\":\"group 'pair' barrier: world ranks [1] did not come in time (...)\",\"error\":\"...\",\"ranks\":[1]}";
+    private static final String TAG = "The caller's own lane of the group (1 to 64 of A-Z a-z 0-9 . _ -): calls pair across members"
+            + " by order within a lane, and a lane takes one call at a time, so callers that run at once each pass their own tag";
+    private static final String PROBLEM_409 = "{\"type\":\"about:blank\",\"title\":\"Conflict\",\"status\":409,\"detail\":\"all_gather of group 'world' (instance 1, round 4) refused: the group is out of step since round 3 (...)...\"}";
     private static final String RESULT = "{\"group\":\"world\",\"rank\":0,\"size\":2,\"ranks\":[0,1]";
 
     @Inject
@@ -138,14 +145,17 @@ public class GroupsResource {
             value = RESULT + "}")))
     @APIResponse(responseCode = "504", description = "A member did not come", content = @Content(mediaType = "application/problem+json",
             examples = @ExampleObject(name = "missing member", value = PROBLEM_504)))
+    @APIResponse(responseCode = "409", description = "Another call holds this lane here, or the group is out of step since a failed round (make a new group)",
+            content = @Content(mediaType = "application/problem+json", examples = @ExampleObject(name = "out of step", value = PROBLEM_409)))
     @POST
     @Path("/{name}/barrier")
     public Uni<ObjectNode> barrier(
             @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
-            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout) {
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+            @Parameter(description = TAG, example = "worker-1") @QueryParam("tag") String tag) {
         SidecarGroup g = group(name);
         Duration wait = timeout(timeout);
-        return collective(g, "barrier", () -> g.exchange().barrier(wait)).map(ok -> result(g));
+        return collective(g, "barrier", tag, exchange -> exchange.barrier(wait)).map(ok -> result(g));
     }
 
     /** {@code root} is a world rank of the group; its {"value": ...} reaches every member, whose own bodies are not read. */
@@ -154,11 +164,15 @@ public class GroupsResource {
             value = "{\"value\":{\"step\":42}}")))
     @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "root 0",
             value = RESULT + ",\"root\":0,\"value\":{\"step\":42}}")))
+    @APIResponse(responseCode = "409", description = "Another call holds this lane here, or the group is out of step since a failed round (make a new group)",
+            content = @Content(mediaType = "application/problem+json", examples = @ExampleObject(name = "out of step", value = PROBLEM_409)))
     @POST
     @Path("/{name}/broadcast")
     public Uni<ObjectNode> broadcast(
             @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name, @QueryParam("root") String rootText,
-            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+            @Parameter(description = TAG, example = "worker-1") @QueryParam("tag") String tag,
+            String body) {
         SidecarGroup g = group(name);
         if (rootText == null) {
             throw new ApiProblem(400, "broadcast needs ?root= (the world rank whose value every member gets), one of " + g.ranks());
@@ -175,7 +189,7 @@ public class GroupsResource {
         }
         byte[] mine = groupRoot == g.rank() ? valueBytes(body, "broadcast") : new byte[0];
         Duration wait = timeout(timeout);
-        return collective(g, "broadcast", () -> g.exchange().broadcast(groupRoot, mine, wait))
+        return collective(g, "broadcast", tag, exchange -> exchange.broadcast(groupRoot, mine, wait))
                 .map(value -> {
                     ObjectNode out = result(g);
                     out.put("root", root);
@@ -190,15 +204,19 @@ public class GroupsResource {
             value = "{\"value\":\"host-a\"}")))
     @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two members",
             value = RESULT + ",\"values\":[\"host-a\",\"host-b\"]}")))
+    @APIResponse(responseCode = "409", description = "Another call holds this lane here, or the group is out of step since a failed round (make a new group)",
+            content = @Content(mediaType = "application/problem+json", examples = @ExampleObject(name = "out of step", value = PROBLEM_409)))
     @POST
     @Path("/{name}/all-gather")
     public Uni<ObjectNode> allGather(
             @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
-            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+            @Parameter(description = TAG, example = "worker-1") @QueryParam("tag") String tag,
+            String body) {
         SidecarGroup g = group(name);
         byte[] mine = valueBytes(body, "all-gather");
         Duration wait = timeout(timeout);
-        return collective(g, "all-gather", () -> g.exchange().allGather(mine, wait)).map(all -> {
+        return collective(g, "all-gather", tag, exchange -> exchange.allGather(mine, wait)).map(all -> {
             ObjectNode out = result(g);
             var values = out.putArray("values");
             all.forEach(v -> values.add(decode(v)));
@@ -213,16 +231,19 @@ public class GroupsResource {
             value = "{\"dtype\":\"int64\",\"op\":\"sum\",\"values\":[3,1]}")))
     @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.APPLICATION_JSON, examples = @ExampleObject(name = "two members",
             value = RESULT + ",\"dtype\":\"int64\",\"op\":\"sum\",\"values\":[7,2]}")))
-    @APIResponse(responseCode = "409", description = "The members sent different dtypes, ops or lengths")
+    @APIResponse(responseCode = "409", description = "The members sent different dtypes, ops or lengths; another call holds this lane here; or the group is out of step since a failed round (make a new group)",
+            content = @Content(mediaType = "application/problem+json", examples = @ExampleObject(name = "out of step", value = PROBLEM_409)))
     @POST
     @Path("/{name}/all-reduce")
     public Uni<ObjectNode> allReduce(
             @Parameter(description = "The group (world: every rank)", example = "world") @PathParam("name") String name,
-            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout, String body) {
+            @Parameter(description = TIMEOUT, example = "30s") @QueryParam("timeout") String timeout,
+            @Parameter(description = TAG, example = "worker-1") @QueryParam("tag") String tag,
+            String body) {
         SidecarGroup g = group(name);
         SmallReduce.Contribution mine = SmallReduce.parse(parse(body, "all-reduce"));
         Duration wait = timeout(timeout);
-        return collective(g, "all-reduce", () -> g.exchange().allGather(SmallReduce.encode(mine), wait)).map(all -> {
+        return collective(g, "all-reduce", tag, exchange -> exchange.allGather("all-reduce", SmallReduce.encode(mine), wait)).map(all -> {
             ObjectNode out = result(g);
             out.setAll(SmallReduce.toJson(SmallReduce.reduce(all, g)));
             return out;
@@ -304,10 +325,24 @@ public class GroupsResource {
         }
     }
 
-    private <T> Uni<T> collective(SidecarGroup g, String op, java.util.function.Supplier<Uni<T>> call) {
+    /**
+     * Runs {@code call} on the exchange of the caller's lane, which it holds until the call ends however
+     * it ends (answer, failure, the caller leaving); a lane already held answers 409 at once.
+     */
+    private <T> Uni<T> collective(SidecarGroup g, String op, String tag, Function<StoreExchange, Uni<T>> call) {
         int[] ranks = g.worldRanks();
-        return waits.run(runtime.config().rank(), call).onFailure(e -> !(e instanceof ApiProblem))
-                .transform(e -> explain(e, g.name(), op, ranks));
+        int rank = runtime.config().rank();
+        CallLanes.Lane lane = g.lanes().lane(tag);
+        lane.take(op, rank);
+        Uni<T> running;
+        try {
+            running = waits.run(rank, () -> call.apply(lane.exchange()));
+        } catch (RuntimeException e) {
+            lane.release();
+            throw e;
+        }
+        return running.onTermination().invoke(lane::release)
+                .onFailure(e -> !(e instanceof ApiProblem)).transform(e -> explain(e, g.name(), op, ranks));
     }
 
     /** A collective's timeout or abort, with the world ranks it concerns; anything else as it is. */
@@ -324,6 +359,9 @@ public class GroupsResource {
                     : toWorld.apply(t.missingRanks());
             return new ApiProblem(504, "group '" + group + "' " + op + ": world ranks " + missing + " did not come in time ("
                     + t.getMessage() + ")", missing, e);
+        }
+        if (e instanceof ExchangeOutOfStepException || e instanceof ExchangeMismatchException) {
+            return new ApiProblem(409, "group '" + group + "' " + op + ": " + e.getMessage(), null, e);
         }
         if (e instanceof RendezvousAbortedException a) {
             return new ApiProblem(503, "group '" + group + "' " + op + " was cut short: " + a.reason(), null, e);

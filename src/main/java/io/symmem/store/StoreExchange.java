@@ -3,20 +3,24 @@ package io.symmem.store;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * All-gather, broadcast and barrier of small byte values among the ranks of one group, through a
  * {@link Store}.
  *
  * <p>Every call takes the next round number of THIS instance, and its keys are
- * {@code symmem/ex/<group>/<instance>/<round>/<op>/<rank>}. Because the round counter belongs to the
+ * {@code symmem/ex/<group>/<instance>/<round>/<rank>}. Because the round counter belongs to the
  * group (not to the process, as PyTorch's global sequence counter does), a subgroup and the world can
  * be used in any interleaving without their rendezvous keys colliding. The instance number tells apart
  * successive instances for the same group name on one store (a component that makes a new exchange
@@ -25,6 +29,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * of every other rank. All ranks of a group must make the same sequence of calls, and use their
  * instances for it in the same order, as with any collective.
  *
+ * <p>Rounds pair by order, so a round that one member abandoned would pair its peers' next calls with
+ * the wrong ones. It cannot: each key holds an {@link ExchangeFrame} (the call's label and the value),
+ * and a member whose round fails (deadline, abort, a store error, a peer of another label) puts the
+ * instance out of step for good and leaves a mark in its keys of that round and the next; every later
+ * call on it is refused at once and leaves the same mark in its round, so every peer whose call meets
+ * the member fails too ({@link ExchangeOutOfStepException}, naming the first round and its cause)
+ * instead of answering with a value of another call.
+ *
  * <p>Calls start when made (the returned Uni reports the outcome). On timeout the Uni fails with a
  * {@link RendezvousTimeoutException} naming the group, the round and the ranks whose key is missing.
  *
@@ -32,9 +44,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * round, and rounds of one instance may overlap); they are small, and a group is expected to make few
  * calls. See docs/store.md (Not done yet).
  *
- * <p>Round trips per rank: all_gather = set (no answer) + one multiGet (WAIT on all keys + MULTI_GET,
- * one write with a pipelining client); barrier = set + one await; broadcast = set on the root, one get
- * elsewhere.
+ * <p>Round trips per rank: all_gather and barrier = set (no answer) + one multiGet (WAIT on all keys +
+ * MULTI_GET, one write with a pipelining client); broadcast = one compare-set on the root (it learns of a
+ * member that gave the round up), one get elsewhere.
  */
 public final class StoreExchange {
 
@@ -58,6 +70,8 @@ public final class StoreExchange {
     private final AtomicLong nextRound = new AtomicLong();
     /** This instance's number for its group, counted in on the first call. */
     private final AtomicReference<CompletableFuture<Long>> instance = new AtomicReference<>();
+    /** Set once, by the first round that fails here or meets a peer's mark; never cleared. */
+    private final AtomicReference<OutOfStep> outOfStep = new AtomicReference<>();
 
     public StoreExchange(Store store, String groupName, int rank, int worldSize) {
         this.store = Objects.requireNonNull(store, "store must not be null");
@@ -111,15 +125,178 @@ public final class StoreExchange {
 
     /** Every rank contributes {@code mine}; yields all contributions, index = rank. */
     public Uni<List<byte[]>> allGather(byte[] mine, Duration timeout) {
+        return allGather("all_gather", mine, timeout);
+    }
+
+    /**
+     * As {@link #allGather(byte[], Duration)}, for a call that should pair only with calls of the same
+     * {@code label} (an all-reduce built on the gather, say): members whose labels differ in one round
+     * fail, naming both labels, instead of mixing their values.
+     */
+    public Uni<List<byte[]>> allGather(String label, byte[] mine, Duration timeout) {
+        Objects.requireNonNull(label, "label must not be null");
         Objects.requireNonNull(mine, "mine must not be null");
         requirePositive(timeout);
-        return started(round("all_gather", timeout).chain(round -> {
-            List<String> keys = round.keysOfAllRanks();
-            Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
-                    ? gatherEveryKey(round, keys, mine)
-                    : gatherThroughCombinedValue(round, keys, mine);
-            return explained(gathered, round, keys);
+        return call("all_gather", label, -1, timeout, round -> gather(round, mine));
+    }
+
+    /**
+     * The root's value on every rank. {@code value} is required on the root and ignored elsewhere
+     * (pass null).
+     */
+    public Uni<byte[]> broadcast(int root, byte[] value, Duration timeout) {
+        if (root < 0 || root >= worldSize) {
+            throw new IllegalArgumentException("root must be in 0.." + (worldSize - 1) + ", got " + root);
+        }
+        if (root == rank) {
+            Objects.requireNonNull(value, "value must not be null on the root rank");
+        }
+        requirePositive(timeout);
+        return call("broadcast", "broadcast from rank " + root, root, timeout, round -> {
+            String rootKey = round.key(root);
+            if (root == rank) {
+                // Compare-set, not set: a member that gave this round up has left its mark in the root's key,
+                // and the root must learn it rather than answer as if the round had paired.
+                byte[] frame = ExchangeFrame.contribution(round.label, value);
+                return store.compareSet(rootKey, new byte[0], frame).map(current -> {
+                    if (!Arrays.equals(current, frame)) {
+                        checked(round, List.of(rootKey), List.of(current), false);
+                    }
+                    return value;
+                });
+            }
+            return explained(store.get(rootKey, remainingOrFloor(round)), round, List.of(rootKey))
+                    .map(raw -> checked(round, List.of(rootKey), List.of(raw), false).get(0));
+        });
+    }
+
+    /** Completes on every rank once all ranks of the group have called it. */
+    public Uni<Void> barrier(Duration timeout) {
+        requirePositive(timeout);
+        return call("barrier", "barrier", -1, timeout, round -> gather(round, new byte[0]).replaceWithVoid());
+    }
+
+    /** The first round that failed on this member or on a peer it met since, if any: every call fails from then on. */
+    public OptionalLong outOfStepSince() {
+        OutOfStep since = outOfStep.get();
+        return since == null ? OptionalLong.empty() : OptionalLong.of(since.round);
+    }
+
+    // ---- internals --------------------------------------------------------------------------
+
+    /** Why a member left the group's sequence of rounds, and from which round on. */
+    private record OutOfStep(long round, String why) {
+    }
+
+    /**
+     * One call: takes its round, refuses at once when the group is out of step (leaving its mark in the
+     * round for the peers that meet it), and on any failure of the round puts the group out of step, so
+     * that no later round can pair with a value this round left behind.
+     */
+    private <T> Uni<T> call(String op, String label, int broadcastRoot, Duration timeout, Function<Round, Uni<T>> work) {
+        return started(round(op, label, broadcastRoot, timeout).chain(round -> {
+            OutOfStep since = outOfStep.get();
+            if (since != null) {
+                return mark(round, since).chain(() -> Uni.createFrom().failure(refusal(round, since)));
+            }
+            // A mismatch that every member saw failed the round alike everywhere: the group is still in step.
+            return work.apply(round).onFailure(failure -> !(failure instanceof ExchangeMismatchException))
+                    .call(failure -> fallOutOfStep(round, failure))
+                    // A caller that stops waiting (an HTTP client that leaves) abandons the round as a deadline does.
+                    .onCancellation().call(() -> fallOutOfStep(round, new CancellationException("its caller stopped waiting")));
         }));
+    }
+
+    /** Set (the first one wins) and marked in this round and in this member's key of the next one. */
+    private Uni<Void> fallOutOfStep(Round round, Throwable failure) {
+        OutOfStep first = failure instanceof ExchangeOutOfStepException passedOn
+                ? new OutOfStep(passedOn.sinceRound(), passedOn.reason())
+                : new OutOfStep(round.number, "group rank " + rank + " gave up round " + round.number + " (" + round.op + "): "
+                        + failure.getMessage());
+        OutOfStep since = outOfStep.compareAndExchange(null, first);
+        OutOfStep kept = since == null ? first : since;
+        Uni<Void> marked = mark(round, kept);
+        if (since == null) {
+            String next = round.keyOfRound(round.number + 1, rank);
+            marked = marked.chain(() -> store.set(next, ExchangeFrame.outOfStep(kept.round, kept.why)).onFailure().recoverWithNull());
+        }
+        return marked;
+    }
+
+    /**
+     * Leaves the out-of-step mark where the round's peers read this member: its own key, and for a
+     * broadcast the root's key if the root has not written it yet. The wait for the store's answer makes
+     * the mark visible before the caller hears of the failure. Best effort: a store that fails here
+     * has already failed the round.
+     */
+    private Uni<Void> mark(Round round, OutOfStep since) {
+        byte[] frame = ExchangeFrame.outOfStep(since.round, since.why);
+        String own = round.key(rank);
+        Uni<Void> marked = store.set(own, frame);
+        if (round.broadcastRoot >= 0 && round.broadcastRoot != rank) {
+            marked = marked.chain(() -> store.compareSet(round.key(round.broadcastRoot), new byte[0], frame).replaceWithVoid());
+        }
+        return marked.chain(() -> store.check(List.of(own)).replaceWithVoid())
+                .ifNoItem().after(MARK_DEADLINE).on(DEADLINES).recoverWithItem((Void) null)
+                .onFailure().recoverWithNull();
+    }
+
+    /** How long a failed or refused call waits for its mark to reach the store before it reports. */
+    private static final Duration MARK_DEADLINE = Duration.ofSeconds(2);
+
+    private ExchangeOutOfStepException refusal(Round round, OutOfStep since) {
+        return new ExchangeOutOfStepException(round.op + " of group '" + groupName + "' (instance " + round.instanceNumber
+                + ", round " + round.number + ") refused: the group is out of step since round " + since.round + " ("
+                + since.why + "); every later call of this group fails the same way on every member: make a new group"
+                + " and go on there", groupName, since.round, since.why);
+    }
+
+    /**
+     * Gathers every member's frame of the round and checks them: a member out of step, or a member whose
+     * call carries another label, fails the round with an {@link ExchangeOutOfStepException}.
+     */
+    private Uni<List<byte[]>> gather(Round round, byte[] mine) {
+        List<String> keys = round.keysOfAllRanks();
+        byte[] frame = ExchangeFrame.contribution(round.label, mine);
+        Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
+                ? gatherEveryKey(round, keys, frame)
+                : gatherThroughCombinedValue(round, keys, frame);
+        return explained(gathered, round, keys).map(frames -> checked(round, keys, frames, true));
+    }
+
+    /**
+     * The payloads of the round's frames, or the failure that a mark or a foreign label means. A foreign
+     * label puts the group out of step unless every member reads every frame of the round (a gather):
+     * then every member fails the round alike and the group stays in step.
+     */
+    private List<byte[]> checked(Round round, List<String> keys, List<byte[]> frames, boolean everyMemberSeesEveryFrame) {
+        List<byte[]> payloads = new ArrayList<>(frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            ExchangeFrame f = ExchangeFrame.decode(keys.get(i), frames.get(i));
+            int peer = rankOfKey(keys.get(i));
+            if (f.outOfStep()) {
+                long since = f.sinceRound() >= 0 ? f.sinceRound() : round.number;
+                throw new ExchangeOutOfStepException(round.op + " of group '" + groupName + "' (instance " + round.instanceNumber
+                        + ", round " + round.number + ") failed: the group is out of step since round " + since + " (" + f.text()
+                        + "); every later call of this group fails the same way on every member: make a new group and go on there",
+                        groupName, since, f.text());
+            }
+            if (!f.text().equals(round.label)) {
+                String calls = "group rank " + rank + " called '" + round.label + "' and group rank " + peer + " called '" + f.text()
+                        + "' in the same round";
+                String where = round.op + " of group '" + groupName + "' (instance " + round.instanceNumber + ", round " + round.number + ")";
+                if (everyMemberSeesEveryFrame) {
+                    throw new ExchangeMismatchException(where + " failed: " + calls + "; every member saw both calls and failed"
+                            + " this round alike, so the group stays in step: make the same call on every member next time",
+                            groupName, round.number);
+                }
+                throw new ExchangeOutOfStepException(where + " failed: " + calls + "; the members' calls no longer pair, so every"
+                        + " later call of this group fails on every member: make a new group and go on there",
+                        groupName, round.number, "in round " + round.number + " " + calls);
+            }
+            payloads.add(f.payload());
+        }
+        return payloads;
     }
 
     /**
@@ -147,44 +324,14 @@ public final class StoreExchange {
     }
 
     /**
-     * The root's value on every rank. {@code value} is required on the root and ignored elsewhere
-     * (pass null).
-     */
-    public Uni<byte[]> broadcast(int root, byte[] value, Duration timeout) {
-        if (root < 0 || root >= worldSize) {
-            throw new IllegalArgumentException("root must be in 0.." + (worldSize - 1) + ", got " + root);
-        }
-        if (root == rank) {
-            Objects.requireNonNull(value, "value must not be null on the root rank");
-        }
-        requirePositive(timeout);
-        return started(round("broadcast", timeout).chain(round -> {
-            String rootKey = round.key(root);
-            return root == rank
-                    ? store.set(rootKey, value).replaceWith(value)
-                    : explained(store.get(rootKey, remainingOrFloor(round)), round, List.of(rootKey));
-        }));
-    }
-
-    /** Completes on every rank once all ranks of the group have called it. */
-    public Uni<Void> barrier(Duration timeout) {
-        requirePositive(timeout);
-        return started(round("barrier", timeout).chain(round -> {
-            List<String> keys = round.keysOfAllRanks();
-            return store.set(keys.get(rank), new byte[0]).chain(() -> awaitRanks(round, keys));
-        }));
-    }
-
-    // ---- internals --------------------------------------------------------------------------
-
-    /**
      * The next round of this instance: its number is taken now (call order decides it), its keys once
      * the instance number is known; the deadline runs from now.
      */
-    private Uni<Round> round(String op, Duration timeout) {
+    private Uni<Round> round(String op, String label, int broadcastRoot, Duration timeout) {
         long number = nextRound.getAndIncrement();
         long deadlineNanos = System.nanoTime() + timeout.toNanos();
-        return instanceNumber(timeout).map(instanceNumber -> new Round(op, instanceNumber, number, timeout, deadlineNanos));
+        return instanceNumber(timeout).map(instanceNumber -> new Round(op, label, broadcastRoot, instanceNumber, number,
+                timeout, deadlineNanos));
     }
 
     /**
@@ -206,33 +353,43 @@ public final class StoreExchange {
         return Uni.createFrom().completionStage(instance.get());
     }
 
-    /** One collective call: its op name, instance and round number, and deadline. */
+    /** One collective call: its op name and label, instance and round number, and deadline. */
     private final class Round {
         final String op;
+        final String label;
+        /** The root of a broadcast, -1 for the other calls. */
+        final int broadcastRoot;
         final long instanceNumber;
         final long number;
         final Duration timeout;
         final long deadlineNanos;
 
-        Round(String op, long instanceNumber, long number, Duration timeout, long deadlineNanos) {
+        Round(String op, String label, int broadcastRoot, long instanceNumber, long number, Duration timeout, long deadlineNanos) {
             this.op = op;
+            this.label = label;
+            this.broadcastRoot = broadcastRoot;
             this.instanceNumber = instanceNumber;
             this.number = number;
             this.timeout = timeout;
             this.deadlineNanos = deadlineNanos;
         }
 
-        private String prefix() {
-            return KEY_ROOT + groupName + "/" + instanceNumber + "/" + number + "/" + op + "/";
+        /** The op is in the frame, not the key, so that a mark left for a round meets whatever call comes there. */
+        private String prefix(long ofRound) {
+            return KEY_ROOT + groupName + "/" + instanceNumber + "/" + ofRound + "/";
         }
 
         String key(int ofRank) {
-            return prefix() + ofRank;
+            return keyOfRound(number, ofRank);
+        }
+
+        String keyOfRound(long ofRound, int ofRank) {
+            return prefix(ofRound) + ofRank;
         }
 
         /** A key of the round that belongs to no rank (never parsed as a rank). */
         String sharedKey(String name) {
-            return prefix() + "shared/" + name;
+            return prefix(number) + "shared/" + name;
         }
 
         List<String> keysOfAllRanks() {
@@ -250,10 +407,6 @@ public final class StoreExchange {
 
     private static Duration remainingOrFloor(Round round) {
         return round.remaining().isZero() ? Duration.ofMillis(1) : round.remaining();
-    }
-
-    private Uni<Void> awaitRanks(Round round, List<String> keys) {
-        return explained(store.await(keys, remainingOrFloor(round)), round, keys);
     }
 
     /** {@code wait}, with a timeout or an abort turned into an error naming the ranks still missing. */

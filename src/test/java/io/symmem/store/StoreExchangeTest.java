@@ -122,7 +122,7 @@ class StoreExchangeTest extends VertxTest {
                         assertThat(timedOut.missingRanks()).containsExactly(3);
                         assertThat(timedOut.groupName()).isEqualTo("world");
                         assertThat(timedOut.round()).isZero();
-                        assertThat(timedOut.keys()).containsExactly("symmem/ex/world/1/0/all_gather/3");
+                        assertThat(timedOut.keys()).containsExactly("symmem/ex/world/1/0/3");
                     });
         }
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));

@@ -11,7 +11,20 @@ import java.util.List;
  * façade's {@code world.group(name, ranks)}), so a rank served over HTTP and a rank that calls the Java
  * API meet in the same collectives.
  */
-public record SidecarGroup(String name, int[] worldRanks, StoreExchange exchange) {
+public record SidecarGroup(String name, int[] worldRanks, StoreExchange exchange, CallLanes lanes) {
+
+    /** A group whose tagged lanes get their exchanges from {@code exchangeOfName} (name, group rank, size). */
+    public static SidecarGroup of(String name, int[] worldRanks, int groupRank, ExchangeMaker exchangeOfName) {
+        StoreExchange exchange = exchangeOfName.make(name, groupRank, worldRanks.length);
+        return new SidecarGroup(name, worldRanks, exchange, new CallLanes(name, exchange,
+                tag -> exchangeOfName.make(CallLanes.exchangeName(name, tag), groupRank, worldRanks.length)));
+    }
+
+    /** Makes a group's exchanges, as RankRuntime.exchange does. */
+    @FunctionalInterface
+    public interface ExchangeMaker {
+        StoreExchange make(String name, int groupRank, int size);
+    }
 
     public int size() {
         return worldRanks.length;

@@ -96,7 +96,7 @@ public class SidecarGroups {
         if (mine) {
             made = fresh;
             GroupRanks.agree(store, name, ranks, rank, timeout).subscribe().with(
-                    ok -> fresh.complete(new SidecarGroup(name, ranks, runtime.exchange(name, GroupRanks.indexOf(ranks, rank), ranks.length))),
+                    ok -> fresh.complete(SidecarGroup.of(name, ranks, GroupRanks.indexOf(ranks, rank), runtime::exchange)),
                     failure -> {
                         groups.remove(name, fresh); // a failed agreement leaves nothing behind: it may be tried again
                         fresh.completeExceptionally(failure);
@@ -117,7 +117,7 @@ public class SidecarGroups {
 
     private SidecarGroup makeWorld() {
         int[] all = IntStream.range(0, runtime.config().worldSize()).toArray();
-        return new SidecarGroup(GroupNames.WORLD, all, runtime.exchange(GroupNames.WORLD, runtime.config().rank(), all.length));
+        return SidecarGroup.of(GroupNames.WORLD, all, runtime.config().rank(), runtime::exchange);
     }
 
     private Store runStore() {
