@@ -34,6 +34,7 @@ public final class BufferPool implements AutoCloseable {
     private final ReentrantLock allocating = new ReentrantLock();
     private IssueLane lane;  // shared by every block: made with the first one
     private boolean closed;
+    private boolean released;  // the segments are freed: a close that stopped at a refusing block has not done this
 
     BufferPool(SymmemGroup group, SymmetricMemPool pool, Consumer<BufferPool> onClose) {
         this.group = group;
@@ -87,21 +88,31 @@ public final class BufferPool implements AutoCloseable {
         open.remove(buffer);
     }
 
-    /** Frees the buffers still open, newest first, then the pool's segments (collective). */
+    /**
+     * Frees the buffers still open, newest first, then the pool's segments (collective). A block whose
+     * close is refused (a call still running on it, a captured graph still open) stops the close there:
+     * the pool takes no new allocations, keeps what is left, and closing it again frees the rest.
+     */
     @Override
     public void close() {
         List<SymmetricBuffer> left;
         synchronized (this) {
-            if (closed) {
+            if (released) {
                 return;
             }
             closed = true;
             left = new ArrayList<>(open);
         }
-        try {
-            for (int i = left.size() - 1; i >= 0; i--) {
-                left.get(i).close();
+        for (int i = left.size() - 1; i >= 0; i--) {
+            left.get(i).close();
+        }
+        synchronized (this) {
+            if (released) {
+                return;
             }
+            released = true;
+        }
+        try {
             if (lane != null) {
                 lane.close();
             }

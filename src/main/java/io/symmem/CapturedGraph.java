@@ -25,6 +25,7 @@ public final class CapturedGraph implements AutoCloseable {
         this.lane = lane;
         this.graph = graph;
         this.recorded = recorded;
+        lane.graphOpened();
     }
 
     /** A CUDA graph of what {@code body} issues on the lane's stream. */
@@ -99,6 +100,7 @@ public final class CapturedGraph implements AutoCloseable {
                 graph.close();
             }
         } finally {
+            lane.graphClosed();
             onClose.accept(this);
         }
     }

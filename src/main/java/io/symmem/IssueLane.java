@@ -34,12 +34,27 @@ final class IssueLane implements AutoCloseable {
     private Thread inside;
     private String insideOperation;
     private volatile Thread owner;
+    private final java.util.concurrent.atomic.AtomicInteger liveGraphs = new java.util.concurrent.atomic.AtomicInteger();
 
     /** {@code what}: the buffer or pool, as messages name it. {@code oneThread}: the pool rule above. */
     IssueLane(String what, SymmetricMemory memory, boolean oneThread) {
         this.what = what;
         this.oneThread = oneThread;
         this.stream = memory.createStream();
+    }
+
+    /** A graph of this lane's calls was captured: its buffers may not be freed until it is closed. */
+    void graphOpened() {
+        liveGraphs.incrementAndGet();
+    }
+
+    void graphClosed() {
+        liveGraphs.decrementAndGet();
+    }
+
+    /** Captured graphs of this lane still open. */
+    int liveGraphs() {
+        return liveGraphs.get();
     }
 
     /** The lane's stream (the host backend's stand-in is synchronous). */

@@ -187,11 +187,11 @@ public final class SymmemGroup implements AutoCloseable {
         Objects.requireNonNull(op, "op must not be null");
         Objects.requireNonNull(algorithm, "algorithm must not be null");
         IssueLane lane = buffer.lane();
-        lane.issue(name, "allReduce", () -> {
+        buffer.use("allReduce", () -> lane.issue(name, "allReduce", () -> {
             AllReduce.run(memory, algorithm, buffer.dtype(), op, buffer.count(), null, lane.stream(),
                     config().timeout().collective());
             lane.awaitResult(memory);
-        });
+        }));
     }
 
     /** {@link #allReduce(SymmetricBuffer, ReduceOp, Algorithm)} with {@link Algorithm#AUTO}. */
@@ -207,10 +207,10 @@ public final class SymmemGroup implements AutoCloseable {
         SymmetricMemory memory = mine(buffer, "allGather");
         long blocks = blockCount(buffer, "allGather");
         IssueLane lane = buffer.lane();
-        lane.issue(name, "allGather", () -> {
+        buffer.use("allGather", () -> lane.issue(name, "allGather", () -> {
             AllGather.run(memory, buffer.dtype(), blocks, null, lane.stream(), config().timeout().collective());
             lane.awaitResult(memory);
-        });
+        }));
     }
 
     /**
@@ -222,10 +222,10 @@ public final class SymmemGroup implements AutoCloseable {
         Objects.requireNonNull(op, "op must not be null");
         long blocks = blockCount(buffer, "reduceScatter");
         IssueLane lane = buffer.lane();
-        lane.issue(name, "reduceScatter", () -> {
+        buffer.use("reduceScatter", () -> lane.issue(name, "reduceScatter", () -> {
             ReduceScatter.run(memory, buffer.dtype(), op, blocks, null, lane.stream(), config().timeout().collective());
             lane.awaitResult(memory);
-        });
+        }));
     }
 
     /**
@@ -280,6 +280,11 @@ public final class SymmemGroup implements AutoCloseable {
         return world.config();
     }
 
+    /** How long closing a buffer waits for a call on it: past its own deadline the call has returned. */
+    java.time.Duration closePatience() {
+        return config().timeout().collective().plusSeconds(5);
+    }
+
     private SymmetricMemory mine(SymmetricBuffer buffer, String what) {
         checkOpen();
         Objects.requireNonNull(buffer, "buffer must not be null");
@@ -317,12 +322,17 @@ public final class SymmemGroup implements AutoCloseable {
         }
     }
 
-    /** Frees the buffers and pools of this group still open, newest first (collective, like their allocation). */
+    /**
+     * Frees the buffers and pools of this group still open, newest first (collective, like their
+     * allocation). One whose close is refused stays open (and the first refusal is thrown after the others
+     * were closed); the group takes no new work, and closing it again frees what is left.
+     */
     @Override
     public void close() {
         List<AutoCloseable> left;
         synchronized (this) {
-            if (closed) {
+            // A close that a refusing buffer or pool stopped left them open: closing again frees them.
+            if (closed && open.isEmpty()) {
                 return;
             }
             closed = true;
@@ -332,6 +342,9 @@ public final class SymmemGroup implements AutoCloseable {
         for (int i = left.size() - 1; i >= 0; i--) {
             try {
                 left.get(i).close();
+            } catch (CloseRefusedException e) {
+                // Thrown before any other error: the world must not close the backend under a buffer in use.
+                first = first instanceof CloseRefusedException ? first : e;
             } catch (Exception e) {
                 first = first == null ? (e instanceof RuntimeException re ? re : new IllegalStateException(e)) : first;
             }

@@ -42,6 +42,7 @@ public final class SymmemWorld implements AutoCloseable {
     private final SymmemGroup worldGroup;
     private final List<SymmemGroup> groups = new ArrayList<>();
     private boolean closed;
+    private boolean released;  // left the world and closed the backend (a refused close stops before that)
 
     private SymmemWorld(SymmemConfig config, Vertx vertx, WorldMember member) {
         this.config = config;
@@ -77,7 +78,9 @@ public final class SymmemWorld implements AutoCloseable {
      * JVM joining together): the first use happens here, one thread at a time.
      */
     private static synchronized void initMutinyOnce() {
-        Uni.createFrom().item(Boolean.TRUE).await().indefinitely();
+        // completionStage, not item: only the former decorates through the context propagation (the store
+        // server's first listen does, and two ranks of one JVM raced there).
+        Uni.createFrom().completionStage(java.util.concurrent.CompletableFuture.completedFuture(Boolean.TRUE)).await().indefinitely();
     }
 
     public int rank() {
@@ -157,22 +160,33 @@ public final class SymmemWorld implements AutoCloseable {
     /**
      * Leaves the world in order and releases everything: the groups' pools and buffers still open, the
      * store connections (rank 0: the store, once the others are done), the backend. When the world has
-     * failed already, it does not wait for the peers that are gone.
+     * failed already, it does not wait for the peers that are gone. A buffer whose close is refused (a
+     * call still running on it past its deadline, a captured graph still open) stops the close before
+     * the backend goes: the refusal is thrown, and closing the world again goes on from there.
      */
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (released) {
             return;
         }
         closed = true;
         RuntimeException first = null;
+        CloseRefusedException refused = null;
         for (int i = groups.size() - 1; i >= 0; i--) {
             try {
                 groups.get(i).close();
+            } catch (CloseRefusedException e) {
+                refused = refused == null ? e : refused;
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
         }
+        if (refused != null) {
+            // A buffer still in use refused its close: the backend under it must stay. Closing again
+            // (once that call has returned) goes on from here.
+            throw refused;
+        }
+        released = true;
         try {
             if (member.liveness().failure().isEmpty()) {
                 member.leave();

@@ -32,6 +32,7 @@ public final class SymmetricBuffer implements AutoCloseable {
     private final Consumer<SymmetricBuffer> onClose;
     private final IssueLane lane;
     private final boolean ownsLane;
+    private final BufferUse use;
     private volatile boolean closed;
 
     /** A buffer of its own: its collectives go on a lane (stream) of its own. */
@@ -50,6 +51,15 @@ public final class SymmetricBuffer implements AutoCloseable {
         this.onClose = onClose;
         this.lane = lane;
         this.ownsLane = ownsLane;
+        this.use = new BufferUse(group.name(), "the " + dtype.shortName() + " buffer of " + count + " elements");
+    }
+
+    /**
+     * Runs {@code call} as {@code operation} inside this buffer: refused at once while another thread is
+     * inside, and the buffer is not freed until it returns.
+     */
+    void use(String operation, Runnable call) {
+        use.run(operation, call);
     }
 
     /** Where this buffer's collectives are issued. */
@@ -101,7 +111,7 @@ public final class SymmetricBuffer implements AutoCloseable {
     /** Writes {@code values} from element {@code index} of this rank's buffer (float32 buffers). */
     public void write(long index, float[] values) {
         check(DType.FLOAT32, "float[]", index, values.length);
-        memory.copyFrom(values, index * Float.BYTES);
+        use.run("write", () -> memory.copyFrom(values, index * Float.BYTES));
     }
 
     /** Reads this rank's buffer from element 0 into {@code values} (float32 buffers). */
@@ -112,7 +122,7 @@ public final class SymmetricBuffer implements AutoCloseable {
     /** Reads this rank's buffer from element {@code index} into {@code values} (float32 buffers). */
     public void read(long index, float[] values) {
         check(DType.FLOAT32, "float[]", index, values.length);
-        memory.copyTo(values, index * Float.BYTES);
+        use.run("read", () -> memory.copyTo(values, index * Float.BYTES));
     }
 
     /** Writes raw 16-bit values at element 0 (bf16 and fp16 buffers). */
@@ -123,7 +133,7 @@ public final class SymmetricBuffer implements AutoCloseable {
     /** Writes raw 16-bit values from element {@code index} (bf16 and fp16 buffers). */
     public void write(long index, short[] values) {
         check(null, "short[]", index, values.length);
-        memory.copyFrom(values, index * Short.BYTES);
+        use.run("write", () -> memory.copyFrom(values, index * Short.BYTES));
     }
 
     /** Reads raw 16-bit values from element 0 (bf16 and fp16 buffers). */
@@ -134,19 +144,19 @@ public final class SymmetricBuffer implements AutoCloseable {
     /** Reads raw 16-bit values from element {@code index} (bf16 and fp16 buffers). */
     public void read(long index, short[] values) {
         check(null, "short[]", index, values.length);
-        memory.copyTo(values, index * Short.BYTES);
+        use.run("read", () -> memory.copyTo(values, index * Short.BYTES));
     }
 
     /** Copies {@code src}'s remaining bytes (native order) to element {@code index}; src's position advances. */
     public void write(long index, ByteBuffer src) {
         checkBytes(index, src.remaining());
-        memory.copyFrom(src, index * dtype.bytes());
+        use.run("write", () -> memory.copyFrom(src, index * dtype.bytes()));
     }
 
     /** Fills {@code dst}'s remaining bytes from element {@code index}; dst's position advances. */
     public void read(long index, ByteBuffer dst) {
         checkBytes(index, dst.remaining());
-        memory.copyTo(dst, index * dtype.bytes());
+        use.run("read", () -> memory.copyTo(dst, index * dtype.bytes()));
     }
 
     /**
@@ -201,10 +211,22 @@ public final class SymmetricBuffer implements AutoCloseable {
         }
     }
 
+    /**
+     * Frees this rank's part. A call on the buffer from another thread is waited for (up to the
+     * collective deadline and 5 s more); one still running then, or a captured graph of the buffer still
+     * open, refuses the close and leaves the buffer as it was, so closing it again later frees it.
+     */
     @Override
     public void close() {
-        if (closed) {
+        if (!use.beginClose(group.closePatience())) {
             return;
+        }
+        int graphs = lane.liveGraphs();
+        if (graphs > 0) {
+            use.endClose(false);
+            throw new CloseRefusedException("close of the " + dtype.shortName() + " buffer of group '" + group.name() + "' refused: "
+                    + graphs + " captured graph(s) of " + lane.what() + " are open, and a replay would run on freed memory;"
+                    + " close them first, then close this buffer again");
         }
         closed = true;
         try {
@@ -215,6 +237,7 @@ public final class SymmetricBuffer implements AutoCloseable {
             try {
                 memory.close();
             } finally {
+                use.endClose(true);
                 onClose.accept(this);
             }
         }
