@@ -11,9 +11,9 @@
 namespace symmem::host {
 namespace {
 
-// The public channels plus one internal channel for the collectives.
+// The public channels, the collectives' internal channel, and the out-of-step marks.
 constexpr size_t kSignalPadBytes =
-    size_t{SYMMEM_SIGNAL_CHANNELS + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
+    size_t{HostBuffer::kOutOfStepChannel + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

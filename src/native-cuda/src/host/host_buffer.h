@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/backend.h"
@@ -41,6 +42,9 @@ class HostBuffer final : public symmem_buffer {
   // the rank's worker threads (PoolHolder). The collectives synchronise on an internal channel
   // (kCollectiveChannel) past the public ones.
   static constexpr int kCollectiveChannel = SYMMEM_SIGNAL_CHANNELS;
+  // Each rank's mark that the collectives of this buffer are out of step (0: in step; otherwise the
+  // barrier epoch it gave up, never 0). Written once by its rank, read by the peers.
+  static constexpr int kOutOfStepChannel = SYMMEM_SIGNAL_CHANNELS + 1;
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;
@@ -65,6 +69,15 @@ class HostBuffer final : public symmem_buffer {
   // The barrier of the internal channel (signal.h: arrive / wait_epochs).
   symmem_status collective_barrier(int timeout_ms);
   uint32_t* epoch_slot(int r) const { return slot(pad(r), kCollectiveChannel, r); }
+  uint32_t* out_of_step_slot(int r) const { return slot(pad(r), kOutOfStepChannel, r); }
+  // A collective barrier that failed here, or a peer's mark met here, leaves the ranks disagreeing on
+  // which barrier is which: the next collective would pass a barrier on a peer's stale arrival and
+  // read data of another call. So the buffer goes out of step for good on this rank, publishes its
+  // mark (a peer waiting for it, or arriving later, fails at once), and refuses every later collective.
+  void go_out_of_step(uint32_t epoch, int cause_rank, const std::string& why);
+  symmem_status refuse_out_of_step() const;
+  // The first peer whose out-of-step mark is set, or -1.
+  int marked_peer() const;
   // Rank r's exchange area.
   char* exchange(int r) const { return static_cast<char*>(maps_[r]) + data_bytes_ + pad_bytes_; }
   // Runs the job on the rank's threads (alone when it is small); false once aborted.
@@ -93,6 +106,8 @@ class HostBuffer final : public symmem_buffer {
   // grows to the largest size asked for and is then reused.
   std::vector<char> scratch_;
   uint32_t epoch_ = 0;  // collective barriers reached on this buffer (collective_barrier)
+  bool out_of_step_ = false;  // see go_out_of_step
+  std::string out_of_step_why_;
 };
 
 }  // namespace symmem::host

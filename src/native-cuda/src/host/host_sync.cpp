@@ -63,18 +63,70 @@ symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
 }
 
 symmem_status HostBuffer::collective_barrier(int timeout_ms) {
-  Deadline dl(timeout_ms);
+  if (out_of_step_) return refuse_out_of_step();
+  const int early = marked_peer();
   const uint32_t epoch = ++epoch_;
-  PendingSet waiting;
-  for (int r = 0; r < world_; ++r)
-    if (r != rank_) waiting.add(r, epoch_slot(r));
+  if (early >= 0) {
+    go_out_of_step(epoch, early, "");
+    return refuse_out_of_step();
+  }
+  Deadline dl(timeout_ms);
+  PendingSet waiting, marks;
+  for (int r = 0; r < world_; ++r) {
+    if (r == rank_) continue;
+    waiting.add(r, epoch_slot(r));
+    marks.add(r, out_of_step_slot(r));
+  }
   arrive(epoch_slot(rank_), epoch);
-  Driven d = wait_epochs(waiting, epoch, dl);
+  int marked = -1;
+  Driven d = wait_epochs_or_mark(waiting, epoch, marks, &marked, dl);
   if (d == Driven::done) return SYMMEM_OK;
   const std::string what = "barrier(channel " + std::to_string(kCollectiveChannel) + ")";
-  if (d == Driven::aborted) return fail_aborted(what + " waiting for rank(s) " + rank_list(waiting));
-  return fail(SYMMEM_ERR_TIMEOUT, "%s: timed out after %d ms waiting for rank(s) %s", what.c_str(),
-              timeout_ms, rank_list(waiting).c_str());
+  if (d == Driven::marked) {
+    // The call cannot pass any more (the peer will never arrive here): end it now, naming who gave up
+    // and who was still missing, rather than at this rank's own deadline.
+    go_out_of_step(epoch, marked, "");
+    return fail(SYMMEM_ERR_TIMEOUT,
+                "%s: rank %d gave up this collective (its deadline passed or it was aborted) while this "
+                "rank was waiting for rank(s) %s; this buffer's collectives are out of step on every "
+                "rank from now on: free it (a pool block: close its pool) and allocate a new one",
+                what.c_str(), marked, rank_list(waiting).c_str());
+  }
+  if (d == Driven::aborted) {
+    go_out_of_step(epoch, rank_, "aborted while waiting for rank(s) " + rank_list(waiting));
+    return fail_aborted(what + " waiting for rank(s) " + rank_list(waiting));
+  }
+  std::string msg = what + ": timed out after " + std::to_string(timeout_ms) +
+                    " ms waiting for rank(s) " + rank_list(waiting);
+  go_out_of_step(epoch, rank_, msg);
+  msg += "; this buffer's collectives are out of step on every rank from now on: free it (a pool "
+         "block: close its pool) and allocate a new one";
+  return fail(SYMMEM_ERR_TIMEOUT, "%s", msg.c_str());
+}
+
+void HostBuffer::go_out_of_step(uint32_t epoch, int cause_rank, const std::string& why) {
+  if (out_of_step_) return;
+  out_of_step_ = true;
+  out_of_step_why_ = cause_rank == rank_
+                         ? "rank " + std::to_string(rank_) + " gave up collective barrier " +
+                               std::to_string(epoch) + " (" + why + ")"
+                         : "rank " + std::to_string(cause_rank) +
+                               " gave up a collective of this buffer (its deadline passed or it was "
+                               "aborted), so the ranks no longer agree on which call is which";
+  __atomic_store_n(out_of_step_slot(rank_), epoch == 0 ? 1u : epoch, __ATOMIC_RELEASE);
+}
+
+symmem_status HostBuffer::refuse_out_of_step() const {
+  return fail(SYMMEM_ERR_STATE,
+              "this buffer's collectives are out of step: %s; every collective on it is refused on "
+              "every rank from now on: free it (a pool block: close its pool) and allocate a new one",
+              out_of_step_why_.c_str());
+}
+
+int HostBuffer::marked_peer() const {
+  for (int r = 0; r < world_; ++r)
+    if (r != rank_ && __atomic_load_n(out_of_step_slot(r), __ATOMIC_ACQUIRE) != 0) return r;
+  return -1;
 }
 
 }  // namespace symmem::host

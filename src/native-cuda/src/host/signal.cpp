@@ -94,4 +94,24 @@ Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl) {
   });
 }
 
+Driven wait_epochs_or_mark(PendingSet& waiting, uint32_t epoch, const PendingSet& marks,
+                           int* marked_rank, const Deadline& dl) {
+  auto reached = [epoch](uint32_t* s) {
+    return static_cast<int32_t>(__atomic_load_n(s, __ATOMIC_ACQUIRE) - epoch) >= 0;
+  };
+  bool marked = false;
+  const Driven d = poll(dl, [&] {
+    for (int i = 0; i < marks.n; ++i) {
+      if (__atomic_load_n(marks.v[i].slot, __ATOMIC_ACQUIRE) != 0) {
+        *marked_rank = marks.v[i].rank;
+        marked = true;
+        return Step::done;
+      }
+    }
+    const bool moved = progress(waiting, reached);
+    return waiting.empty() ? Step::done : moved ? Step::moved : Step::idle;
+  });
+  return marked ? Driven::marked : d;
+}
+
 }  // namespace symmem::host

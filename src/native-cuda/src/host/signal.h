@@ -35,7 +35,7 @@ struct PendingSet {
   void add(int rank, uint32_t* s) { v[n++] = {rank, s}; }
   bool empty() const { return n == 0; }
 };
-enum class Driven { done, timed_out, aborted };
+enum class Driven { done, timed_out, aborted, marked };
 Driven drive(PendingSet& puts, PendingSet& takes, const Deadline& dl);
 
 // The collectives' barrier (the internal channel): every rank counts the collective barriers it has
@@ -50,6 +50,10 @@ Driven drive(PendingSet& puts, PendingSet& takes, const Deadline& dl);
 // reach `epoch` (acquire); on return `waiting` holds the ranks still missing.
 void arrive(uint32_t* own_slot, uint32_t epoch);
 Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl);
+// As wait_epochs, and ends with Driven::marked as soon as a slot of `marks` is non-zero (a peer
+// out of step); *marked_rank is then that peer.
+Driven wait_epochs_or_mark(PendingSet& waiting, uint32_t epoch, const PendingSet& marks,
+                           int* marked_rank, const Deadline& dl);
 
 // The ranks of `set`, ascending, as "1, 2" (for messages).
 std::string rank_list(const PendingSet& set);

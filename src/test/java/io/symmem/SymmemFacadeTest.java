@@ -28,6 +28,11 @@ class SymmemFacadeTest {
     }
 
     static List<String> twoRanks(RankBody body) throws Exception {
+        return twoRanks(b -> b, body);
+    }
+
+    /** As {@link #twoRanks(RankBody)}, each rank's builder passed through {@code settings} first. */
+    static List<String> twoRanks(java.util.function.UnaryOperator<Symmem.Builder> settings, RankBody body) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
@@ -38,8 +43,8 @@ class SymmemFacadeTest {
             for (int r = 0; r < 2; r++) {
                 int rank = r;
                 results.add(threads.submit(() -> {
-                    try (SymmemWorld world = Symmem.builder().rank(rank).worldSize(2).store("127.0.0.1", port)
-                            .backend(Backend.HOST).rendezvousTimeout(Duration.ofSeconds(20)).join()) {
+                    try (SymmemWorld world = settings.apply(Symmem.builder().rank(rank).worldSize(2).store("127.0.0.1", port)
+                            .backend(Backend.HOST).rendezvousTimeout(Duration.ofSeconds(20))).join()) {
                         return body.run(world);
                     }
                 }));
