@@ -33,6 +33,7 @@ public final class BufferPool implements AutoCloseable {
     private final List<SymmetricBuffer> open = new ArrayList<>();
     private final ReentrantLock allocating = new ReentrantLock();
     private IssueLane lane;  // shared by every block: made with the first one
+    private Thread owner;    // the first thread that allocated (claimForThisThread)
     private boolean closed;
     private boolean released;  // the segments are freed: a close that stopped at a refusing block has not done this
 
@@ -59,6 +60,7 @@ public final class BufferPool implements AutoCloseable {
                 if (closed) {
                     throw new IllegalStateException("the pool of group '" + group.name() + "' is closed");
                 }
+                claimForThisThread();
             }
             SymmetricMemory block = pool.allocate(bytes);
             synchronized (this) {
@@ -71,6 +73,25 @@ public final class BufferPool implements AutoCloseable {
             }
         } finally {
             allocating.unlock();
+        }
+    }
+
+    /**
+     * The first thread that allocates from this pool owns it; any other is refused. A pool's blocks pair
+     * across ranks by the order of their allocation, so blocks from two threads (one after the other,
+     * not only at once) would pair one thread's block with another's on a peer. The owner's name goes
+     * with the pool's rounds, so a rank whose pool another thread owns fails them, naming both.
+     */
+    private void claimForThisThread() {
+        Thread me = Thread.currentThread();
+        if (owner == null) {
+            owner = me;
+            pool.pairAs("pool allocations of thread '" + me.getName() + "'");
+        } else if (owner != me) {
+            throw new IllegalStateException("allocate from the pool of group '" + group.name() + "' on thread '" + me.getName()
+                    + "' refused: the pool belongs to thread '" + owner.getName() + "', the first that allocated from it"
+                    + " (blocks pair across ranks by the order of their allocation, so two threads could pair one's block"
+                    + " with the other's on a peer); give each thread a pool of its own");
         }
     }
 

@@ -13,6 +13,7 @@ import io.symmem.memory.SymmetricMemory;
 import io.symmem.store.GroupRanks;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
+import io.symmem.store.ExchangeMismatchException;
 import io.symmem.store.StoreExchange;
 import io.symmem.world.WorldMember;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +54,7 @@ public final class SymmemGroup implements AutoCloseable {
     private final List<AutoCloseable> open = new ArrayList<>();
     private final ReentrantLock allocating = new ReentrantLock();
     private final Map<String, StoreExchange> namedExchanges = new HashMap<>();
+    private final Map<String, Integer> poolsByThread = new HashMap<>();  // guarded by this (pool)
     private boolean closed;
 
     SymmemGroup(SymmemWorld world, WorldMember member, String name, int[] worldRanks) {
@@ -115,7 +117,18 @@ public final class SymmemGroup implements AutoCloseable {
                     + " allocate them from one thread, or name each one: allocate(name, dtype, count)");
         }
         try {
-            SymmetricMemory memory = member.allocator().allocate(exchange, bytes, config().timeout().rendezvous());
+            // The thread's name pairs with the peers' (a crossing of two threads fails on every rank, naming both).
+            String thread = Thread.currentThread().getName();
+            SymmetricMemory memory;
+            try {
+                memory = member.allocator().allocate(exchange, "allocate on thread '" + thread + "'", bytes,
+                        config().timeout().rendezvous());
+            } catch (ExchangeMismatchException crossed) {
+                throw new IllegalStateException("allocate on group '" + name + "' from thread '" + thread + "' refused on every"
+                        + " rank: " + crossed.getMessage() + ". Unnamed buffers pair across ranks by the order of their"
+                        + " allocation, so they are allocated from threads of the same name on every rank; allocate them from"
+                        + " one thread, or name each one: allocate(name, dtype, count)", crossed);
+            }
             return tracked(new SymmetricBuffer(this, memory, dtype, count, this::forget));
         } finally {
             allocating.unlock();
@@ -174,7 +187,7 @@ public final class SymmemGroup implements AutoCloseable {
         checkOpen();
         IssueLane.refuseInGraph(name, "pool");
         Objects.requireNonNull(options, "options must not be null");
-        return track(new BufferPool(this, new SymmetricMemPool(member.allocator(), exchange, options), this::forget));
+        return track(new BufferPool(this, new SymmetricMemPool(member.allocator(), poolExchange(), options), this::forget));
     }
 
     /**
@@ -274,6 +287,24 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public Store store() {
         return new PrefixStore("group/" + name, member.runStore());
+    }
+
+    /**
+     * Where a new pool's rounds pair. On host and cuda, an exchange of its own, named by the creating
+     * thread's name and how many pools that thread made in this group: the k-th pool of thread A pairs
+     * with the k-th pool of thread A on every rank, whatever the other threads do (a pool per thread
+     * works). On nccl and nvshmem a segment is a collective of the whole communicator or world, paired
+     * by order there, so pools share the group's exchange and a crossing fails on every rank instead.
+     */
+    private StoreExchange poolExchange() {
+        if (member.allocator().backend().isNccl() || member.allocator().backend().isNvshmem()) {
+            return exchange;
+        }
+        String thread = Thread.currentThread().getName();
+        int k = poolsByThread.merge(thread, 1, Integer::sum) - 1;
+        // ':' appears in no group name, and the encoded thread name has no '/', so these never meet a group's.
+        return member.exchange(name + ":pool:" + java.net.URLEncoder.encode(thread, java.nio.charset.StandardCharsets.UTF_8)
+                + ":" + k, rank(), size());
     }
 
     private SymmemConfig config() {

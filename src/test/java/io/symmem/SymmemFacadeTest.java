@@ -37,7 +37,9 @@ class SymmemFacadeTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        ExecutorService threads = Executors.newFixedThreadPool(2);
+        // Each rank's thread has the same name, as the main threads of one program's processes do: what
+        // pairs by order across ranks carries the calling thread's name, and ranks of one program agree on it.
+        ExecutorService threads = Executors.newFixedThreadPool(2, r -> new Thread(r, "rank-main"));
         try {
             List<Future<String>> results = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
@@ -185,15 +187,20 @@ class SymmemFacadeTest {
 
     /** Runs body(t) on two threads, started in the opposite order on rank 1; the failures, joined. */
     private static String onTwoThreads(int rank, java.util.function.IntFunction<String> body) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Thread> threads = new ArrayList<>();
         try {
-            List<Future<String>> done = new ArrayList<>();
+            List<java.util.concurrent.FutureTask<String>> done = new ArrayList<>();
             for (int k = 0; k < 2; k++) {
                 int t = rank == 0 ? k : 1 - k;
-                done.add(pool.submit(() -> body.apply(t)));
+                java.util.concurrent.FutureTask<String> task = new java.util.concurrent.FutureTask<>(() -> body.apply(t));
+                done.add(task);
+                // Thread t has the same name on every rank, as the same thread of one program would.
+                Thread thread = new Thread(task, "worker-" + t);
+                threads.add(thread);
+                thread.start();
             }
             StringBuilder wrong = new StringBuilder();
-            for (Future<String> f : done) {
+            for (java.util.concurrent.FutureTask<String> f : done) {
                 String w = f.get(120, TimeUnit.SECONDS);
                 if (w != null) {
                     wrong.append(w).append("; ");
@@ -201,7 +208,7 @@ class SymmemFacadeTest {
             }
             return wrong.toString();
         } finally {
-            pool.shutdownNow();
+            threads.forEach(Thread::interrupt);
         }
     }
 

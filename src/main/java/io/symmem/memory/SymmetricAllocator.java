@@ -60,6 +60,15 @@ public final class SymmetricAllocator {
      * ranks that did not join, or on every rank naming the sizes if they differ.
      */
     public SymmetricMemory allocate(StoreExchange group, long sizeBytes, Duration timeout) {
+        return allocate(group, "allocate", sizeBytes, timeout);
+    }
+
+    /**
+     * As {@link #allocate(StoreExchange, long, Duration)}, pairing only with ranks whose call carries the
+     * same {@code label} (who allocates: a thread, a pool): ranks whose labels differ all fail the
+     * allocation, naming both, instead of pairing one caller's buffer with another's.
+     */
+    public SymmetricMemory allocate(StoreExchange group, String label, long sizeBytes, Duration timeout) {
         if (sizeBytes <= 0) {
             throw new IllegalArgumentException("symmetric buffer size must be positive, got " + sizeBytes + " bytes");
         }
@@ -68,12 +77,12 @@ public final class SymmetricAllocator {
                     + " ranks; symmetric buffers support at most " + NativeCore.maxWorld());
         }
         if (nvshmem != null) {
-            return allocateOnNvshmemHeap(group, sizeBytes, timeout);
+            return allocateOnNvshmemHeap(group, label, sizeBytes, timeout);
         }
         String channelName = "symmem-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID();
         try (NativeChannel channel = new NativeChannel(channelName)) {
             PeerDescriptor mine = new PeerDescriptor(sizeBytes, HostIdentity.id(), backend.name(), channelName);
-            List<PeerDescriptor> peers = gather(group, mine, timeout);
+            List<PeerDescriptor> peers = gather(group, label, mine, timeout);
             checkAgreement(group.groupName(), peers);
             NativeBuffer buffer = backend.allocate(sizeBytes);
             try {
@@ -119,7 +128,7 @@ public final class SymmetricAllocator {
      * order), then allocate, then bind the buffer to the group's PEs. A gathered PE list doubles as the
      * barrier before anyone reads a peer's header.
      */
-    private SymmetricMemory allocateOnNvshmemHeap(StoreExchange group, long sizeBytes, Duration timeout) {
+    private SymmetricMemory allocateOnNvshmemHeap(StoreExchange group, String label, long sizeBytes, Duration timeout) {
         String name = group.groupName();
         // Agreed with every rank, one heap call at a time in this rank, within the deadline.
         NativeBuffer buffer = nvshmem.allocate(name, sizeBytes, timeout, () -> backend.allocate(sizeBytes));
@@ -127,7 +136,7 @@ public final class SymmetricAllocator {
         try {
             int myPe = NativeNvshmem.pe()[0];
             byte[] mine = ByteBuffer.allocate(12).putInt(myPe).putLong(sizeBytes).array();
-            List<byte[]> all = group.allGather(mine, timeout).await().atMost(timeout.plusSeconds(5));
+            List<byte[]> all = group.allGather(label, mine, timeout).await().atMost(timeout.plusSeconds(5));
             int[] pes = new int[all.size()];
             for (int r = 0; r < pes.length; r++) {
                 ByteBuffer b = ByteBuffer.wrap(all.get(r));
@@ -160,8 +169,8 @@ public final class SymmetricAllocator {
         nvshmem.free(group, sizeBytes, timeout, buffer::close);
     }
 
-    private static List<PeerDescriptor> gather(StoreExchange group, PeerDescriptor mine, Duration timeout) {
-        List<byte[]> raw = group.allGather(mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
+    private static List<PeerDescriptor> gather(StoreExchange group, String label, PeerDescriptor mine, Duration timeout) {
+        List<byte[]> raw = group.allGather(label, mine.encode(), timeout).await().atMost(timeout.plusSeconds(5));
         List<PeerDescriptor> peers = new ArrayList<>(raw.size());
         for (int r = 0; r < raw.size(); r++) {
             peers.add(PeerDescriptor.decode(raw.get(r), r));

@@ -57,6 +57,8 @@ public final class SymmetricMemPool implements AutoCloseable {
     private boolean closed;
 
     /** An empty pool: its first allocation adds the first segment (collective, like every allocation). */
+    private volatile String pairing = "pool";
+
     public SymmetricMemPool(SymmetricAllocator allocator, StoreExchange group, PoolOptions options) {
         if (options.alignment() < NativeBuffer.sliceAlignment()) {
             throw new IllegalArgumentException("pool alignment " + options.alignment() + " is below the native slice "
@@ -192,7 +194,7 @@ public final class SymmetricMemPool implements AutoCloseable {
         agree("segment " + blocks.segments() + " (for " + bytes + " bytes)", segmentBytes);
         SymmetricMemory segment;
         try {
-            segment = allocator.allocate(group, segmentBytes, options.timeout());
+            segment = allocator.allocate(group, pairing, segmentBytes, options.timeout());
         } catch (NativeException.Timeout | NativeException.Aborted | NativeException.Mismatch e) {
             throw e;
         } catch (NativeException e) {
@@ -211,12 +213,21 @@ public final class SymmetricMemPool implements AutoCloseable {
     private void agree(String what, long segmentBytes) {
         byte[] mine = PoolAgreement.of(sequence, segmentBytes).encode();
         Duration t = options.timeout();
-        List<byte[]> raw = group.allGather(mine, t).await().atMost(t.plusSeconds(5));
+        List<byte[]> raw = group.allGather(pairing, mine, t).await().atMost(t.plusSeconds(5));
         List<PoolAgreement> all = new ArrayList<>(raw.size());
         for (int r = 0; r < raw.size(); r++) {
             all.add(PoolAgreement.decode(raw.get(r), r));
         }
         PoolAgreement.check(group.groupName(), what, all);
+    }
+
+    /**
+     * The label this pool's rounds carry (who allocates from it, e.g. its thread): a rank whose pool
+     * round carries another label fails that round on every rank, naming both, instead of pairing its
+     * segment with another pool's. Set before the first allocation.
+     */
+    public void pairAs(String label) {
+        this.pairing = java.util.Objects.requireNonNull(label, "label must not be null");
     }
 
     public synchronized boolean isClosed() {
