@@ -155,8 +155,15 @@ public final class WorldMember implements AutoCloseable {
             }
             Duration storeTimeout = config.timeout().store();
             if (config.hostsStore()) {
-                server = new StoreServer(vertx, StoreConnector.limits(config));
-                int port = server.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
+                StoreServer hosting = new StoreServer(vertx, StoreConnector.limits(config));
+                int port;
+                try {
+                    port = hosting.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
+                } catch (RuntimeException notBound) {
+                    hosting.close();  // there is no store for the other ranks to reach: nothing to keep up
+                    throw notBound;
+                }
+                server = hosting;
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
                 if (config.store().portFile().isPresent()) {
                     StoreConnector.publishPort(Path.of(config.store().portFile().get()), port);
@@ -194,7 +201,8 @@ public final class WorldMember implements AutoCloseable {
             if (closed) {
                 LOG.infof("rank %d stopped before it joined the world", config.rank());
             } else {
-                LOG.errorf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
+                // The caller says it on one line (every command does); here it is for whoever debugs.
+                LOG.debugf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
             }
             throw e;
         }

@@ -149,7 +149,13 @@ public final class StoreServer implements AutoCloseable {
             LOG.infof("store server listening on %s (%s)", address(), loop.description());
             bound.complete(boundPort);
         }).onFailure(e -> {
+            // Closed now, not left to Vert.x's own close, which ran it after its event loop had stopped
+            // and printed a stack trace after the rank's one-line error.
+            NetServer failed = netServer;
             netServer = null;
+            if (failed != null) {
+                failed.close();
+            }
             if ((e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException)
                     && port != 0 && System.nanoTime() < deadline) {
                 LOG.debugf("store port %s:%d still in use (%s); retrying", host, port, e.getMessage());
