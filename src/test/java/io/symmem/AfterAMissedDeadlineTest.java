@@ -111,4 +111,42 @@ class AfterAMissedDeadlineTest {
             assertThat(rank).startsWith("first refused, later ok 0").endsWith("; sibling refused");
         }
     }
+
+    @Test
+    void aGroupBarrierOneRankGaveUpNeverPairsWithALaterRoundAndANewGroupWorks() throws Exception {
+        // The store rounds under the façade (group barrier, allocation): rank 0 gives a barrier up alone;
+        // before, rank 1's next barrier paired with it and every later round was one off.
+        List<String> seen = twoRanks(world -> {
+            SymmemGroup group = world.group("pair", 0, 1);
+            if (world.rank() == 0) {
+                try {
+                    group.barrier(Duration.ofMillis(300));
+                    return "rank 0's lone barrier passed";
+                } catch (RuntimeException timedOut) {
+                    world.group().store().set("gave-up", new byte[] {1}).await().atMost(Duration.ofSeconds(10));
+                }
+            } else {
+                world.group().store().get("gave-up", Duration.ofSeconds(30)).await().atMost(Duration.ofSeconds(35));
+            }
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < 3; i++) {
+                try {
+                    group.barrier(Duration.ofSeconds(5));
+                    out.append("passed;");
+                } catch (io.symmem.store.ExchangeOutOfStepException refused) {
+                    out.append("refused since round ").append(refused.sinceRound()).append(';');
+                }
+            }
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 4)) {
+                out.append("allocated");
+            } catch (io.symmem.store.ExchangeOutOfStepException refused) {
+                out.append("allocation refused: ").append(refused.getMessage().contains("gave up round 0") ? "names the cause" : refused.getMessage());
+            }
+            SymmemGroup fresh = world.group("pair-2", 0, 1);
+            fresh.barrier(Duration.ofSeconds(10));
+            return out + "; new group passed";
+        });
+        assertThat(seen).containsOnly("refused since round 0;refused since round 0;refused since round 0;"
+                + "allocation refused: names the cause; new group passed");
+    }
 }
