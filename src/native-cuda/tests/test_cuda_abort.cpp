@@ -35,10 +35,16 @@ static void one_shot_ends_at_abort(symmem_buffer* b, cudaStream_t s, void* out, 
 static int rank_main(int rank, int world, int ngpu) {
   symmem_backend* be = nullptr;
   symmem_buffer* b = make_cuda_buffer("cudaabort", rank, world, rank % ngpu, 1 << 20, &be);
+  // A collective cut short leaves its buffer out of step (later collectives on it are refused): the
+  // second one below runs on a buffer of its own.
+  symmem_backend* be2 = nullptr;
+  symmem_buffer* b2 = make_cuda_buffer("cudaabort2", rank, world, rank % ngpu, 1 << 20, &be2);
   if (rank == 1) {
     sleep(6);  // keeps its memory mapped, never signals: rank 0 can only be released by the abort
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
+    CHECK_OK(symmem_buffer_free(b2));
+    CHECK_OK(symmem_backend_close(be2));
     return 0;
   }
   cudaStream_t s;
@@ -69,17 +75,23 @@ static int rank_main(int rank, int world, int ngpu) {
   CHECK_STATUS(symmem_barrier(b, 2, kLong), SYMMEM_ERR_ABORTED);
   // The same from a one-shot whose warps wait chunk by chunk (the 128-byte lines at world 2 on GPUs
   // of their own, else the push one-shot).
-  one_shot_ends_at_abort(b, s, out, 300000);
+  one_shot_ends_at_abort(b2, s, out, 300000);
 
   // Reset: a wait times out again at its own deadline.
   symmem_abort_reset();
   CHECK_STATUS(symmem_barrier(b, 3, 300), SYMMEM_ERR_TIMEOUT);
   CHECK_ERROR_HAS("rank 1 did not arrive within 300 ms");
+  // The collective that was cut short left b out of step: its collectives are refused, saying what to do.
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, SYMMEM_BFLOAT16, SYMMEM_SUM, 1000, out, s, kLong),
+               SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("out of step");
 
   CUDA_OK(cudaFree(out));
   CUDA_OK(cudaStreamDestroy(s));
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_backend_close(be));
+  CHECK_OK(symmem_buffer_free(b2));
+  CHECK_OK(symmem_backend_close(be2));
   return 0;
 }
 

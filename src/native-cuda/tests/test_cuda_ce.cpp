@@ -113,10 +113,16 @@ static void missing_peer(int rank, int device) {
   symmem_backend* be = nullptr;
   const uint64_t n = 20000;  // one chunk: the first wait is the reduce kernel's, for the push
   symmem_buffer* b = make_cuda_buffer("cemissing", rank, kWorld, device, 2 << 20, &be);
+  // The timeout leaves b out of step (its collectives are refused from then on): the abort's case
+  // runs on a buffer of its own.
+  symmem_backend* be2 = nullptr;
+  symmem_buffer* b2 = make_cuda_buffer("cemissing2", rank, kWorld, device, 2 << 20, &be2);
   if (rank == 1) {
     sleep(5);  // keeps its memory mapped while rank 0 waits, never calls
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
+    CHECK_OK(symmem_buffer_free(b2));
+    CHECK_OK(symmem_backend_close(be2));
     return;
   }
   cudaStream_t s;
@@ -128,14 +134,17 @@ static void missing_peer(int rank, int device) {
   CHECK_ERROR_HAS("all_reduce two-shot-ce: rank 1 did not answer within 500 ms (waiting for the push of chunk 1)");
   if (took > 3.0) TEST_FAIL("the 500 ms deadline ended the call after %.1f s", took);
   CHECK_OK(symmem_cuda_check(b));  // the report cleared the record
+  CHECK_STATUS(symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT_CE, SYMMEM_FLOAT32, SYMMEM_SUM, n, nullptr, s, 500),
+               SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("out of step");
 
   std::thread aborter([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     symmem_abort("rank 1 is gone (test)");
   });
   t0 = std::chrono::steady_clock::now();
-  CHECK_OK(symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT_CE, SYMMEM_FLOAT32, SYMMEM_SUM, n, nullptr, s, 30000));
-  CHECK_STATUS(symmem_stream_synchronize(b, s), SYMMEM_ERR_ABORTED);
+  CHECK_OK(symmem_all_reduce(b2, SYMMEM_ALGO_TWO_SHOT_CE, SYMMEM_FLOAT32, SYMMEM_SUM, n, nullptr, s, 30000));
+  CHECK_STATUS(symmem_stream_synchronize(b2, s), SYMMEM_ERR_ABORTED);
   aborter.join();
   if (seconds_since(t0) > 5.0) TEST_FAIL("the abort ended the call after %.1f s", seconds_since(t0));
   CHECK_ERROR_HAS("all_reduce two-shot-ce waiting for the push of chunk 1 of rank 1");
@@ -143,6 +152,8 @@ static void missing_peer(int rank, int device) {
   symmem_abort_reset();
   CUDA_OK(cudaStreamDestroy(s));
   CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_buffer_free(b2));
+  CHECK_OK(symmem_backend_close(be2));
   CHECK_OK(symmem_backend_close(be));
 }
 

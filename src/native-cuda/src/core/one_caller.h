@@ -27,10 +27,16 @@ symmem_status one_caller(symmem_buffer* buffer, const char* what, Call&& call) {
                 what, inside != nullptr ? inside : "a call just starting");
   }
   buffer->call_what.store(what, std::memory_order_release);
-  const symmem_status s = call();
-  buffer->call_what.store(nullptr, std::memory_order_release);
-  buffer->call_busy.store(false, std::memory_order_release);
-  return s;
+  // Released on every way out: a call that throws (std::bad_alloc) must not leave the buffer refusing
+  // every later call for a reason that is no longer true.
+  struct Release {
+    symmem_buffer* b;
+    ~Release() {
+      b->call_what.store(nullptr, std::memory_order_release);
+      b->call_busy.store(false, std::memory_order_release);
+    }
+  } release{buffer};
+  return call();
 }
 
 }  // namespace symmem

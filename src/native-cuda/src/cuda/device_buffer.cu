@@ -587,6 +587,7 @@ symmem_status DeviceBuffer::ensure_order_event() {
 }
 
 symmem_status DeviceBuffer::coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what) {
+  SYMMEM_TRY(refuse_if_out_of_step(what));
   if (world_ > kMaxCollWorld)
     return fail(SYMMEM_ERR_UNSUPPORTED, "%s: the cuda collectives support world 1..%d (world is %d)",
                 what, kMaxCollWorld, world_);
@@ -685,7 +686,16 @@ symmem_status DeviceBuffer::check() {
   cudaMemsetAsync(reinterpret_cast<void*>(local_ + kClaimOff), 0, 4, stream_);
   cudaMemsetAsync(reinterpret_cast<void*>(local_ + kTwoShotClaimOff), 0, 8, stream_);
   cudaStreamSynchronize(stream_);
-  if (e.status == kGaveUpAborted) return report_aborted(e);
+  const symmem_status st = e.status == kGaveUpAborted ? report_aborted(e) : report_timeout(e);
+  // A collective that gave up left the epochs and flags of this buffer where they stopped, on this rank
+  // and not on its peers: the next collective could pass a barrier on a peer's stale arrival and
+  // return a wrong result. So every later collective on this buffer is refused here (and a peer that
+  // waits for this rank's next arrival reaches its own deadline and is refused from then on too).
+  if (e.op != kOpBarrier && e.op != kOpPutSignal && e.op != kOpWaitSignal) go_out_of_step(symmem_last_error());
+  return st;
+}
+
+symmem_status DeviceBuffer::report_timeout(const ErrorRecord& e) {
   switch (e.op) {
     case kOpBarrier:
       return fail(SYMMEM_ERR_TIMEOUT, "barrier(channel %d): rank %d did not arrive within %u ms",
@@ -715,6 +725,21 @@ symmem_status DeviceBuffer::check() {
                   e.channel == 1 ? "waiting for inputs" : "waiting for peers", e.peer,
                   e.timeout_ms);
   }
+}
+
+void DeviceBuffer::go_out_of_step(const char* why) {
+  std::lock_guard<std::mutex> lock(out_of_step_mu_);
+  if (out_of_step_.empty()) out_of_step_ = why != nullptr && *why != 0 ? why : "a collective gave up";
+}
+
+symmem_status DeviceBuffer::refuse_if_out_of_step(const char* what) {
+  std::lock_guard<std::mutex> lock(out_of_step_mu_);
+  if (out_of_step_.empty()) return SYMMEM_OK;
+  return fail(SYMMEM_ERR_STATE,
+              "%s refused: this buffer's collectives are out of step since an earlier one failed on this "
+              "rank (%s); every collective on it is refused from now on: free it (a pool block: close "
+              "its pool) and allocate a new one",
+              what, out_of_step_.c_str());
 }
 
 // The device wait that saw the abort, named like the timeouts name theirs.
@@ -748,6 +773,7 @@ symmem_status DeviceBuffer::all_reduce(uint64_t at, int algo, int dtype, int op,
                                        void* out, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
   if (algo == SYMMEM_ALGO_TWO_SHOT_CE) {
+    SYMMEM_TRY(refuse_if_out_of_step("all_reduce"));
     SYMMEM_TRY(ce_refusal(out == nullptr));
     return ordered(s, [&] {
       return all_reduce_ce(at, dtype, op, count, static_cast<cudaStream_t>(s), timeout_ms);

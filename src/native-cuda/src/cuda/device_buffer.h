@@ -139,6 +139,9 @@ class DeviceBuffer : public symmem_buffer {
                                std::vector<std::array<uint8_t, 16>> uuids);
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
+  symmem_status report_timeout(const ErrorRecord& e);
+  void go_out_of_step(const char* why);
+  symmem_status refuse_if_out_of_step(const char* what);
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);
   // Where the 128-byte-line area starts in the pad region: before the copy-engine scratch.
   uint64_t ll128_off() const { return pad_region_ - 2 * ce_slot_ - ll128_area_; }
@@ -187,6 +190,9 @@ class DeviceBuffer : public symmem_buffer {
   std::vector<std::array<uint8_t, 16>> peer_uuid_;
   uint8_t uuid_[16] = {};
   uint32_t** dev_pads_ = nullptr;  // device array of every rank's public pad
+  // Set (once) when a collective of this buffer gave up on the device: see check().
+  std::mutex out_of_step_mu_;
+  std::string out_of_step_;
   ErrorRecord* err_host_ = nullptr;
   ErrorRecord* err_dev_ = nullptr;
   const uint32_t* abort_dev_ = nullptr;

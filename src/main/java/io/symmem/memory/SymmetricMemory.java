@@ -177,14 +177,17 @@ public final class SymmetricMemory implements AutoCloseable {
 
     /**
      * Frees this rank's part. On the nvshmem backend this is collective over the whole world, like the
-     * allocation (NVSHMEM frees its heap together): every rank closes its buffers in the same order.
+     * allocation (NVSHMEM frees its heap together): every rank closes its buffers in the same order. A
+     * refused free (the buffer is still in use) can be retried.
      */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
-        closed = true;
+        // Closed only once freed: a free the native layer refuses (a live graph or slice uses the buffer)
+        // leaves it as it was, and closing again after that use has ended frees it.
         release.run();
+        closed = true;
     }
 }
