@@ -29,6 +29,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp ... io.symmem.stress.StressMain --seed 42 --collectives 10000 [--threads 6] [--buffers 2]
+ * java -cp ... io.symmem.stress.StressMain --seed 7 --faults 12 [--kill]     (FaultRounds; SYMMEM_TIMEOUT_COLLECTIVE=1s)
  * </pre>
  */
 public final class StressMain {
@@ -53,6 +54,15 @@ public final class StressMain {
         long collectives = Long.parseLong(options.getOrDefault("--collectives", "10000"));
         int threads = Integer.parseInt(options.getOrDefault("--threads", "6"));
         int buffers = Integer.parseInt(options.getOrDefault("--buffers", "2"));
+        if (options.containsKey("--faults")) {
+            // Its own run: the fault rounds want a short collective deadline, which the lanes' random
+            // collectives on a loaded machine would meet by chance.
+            int rounds = Integer.parseInt(options.get("--faults"));
+            try (SymmemWorld world = Symmem.fromEnvironment()) {
+                return FaultRounds.run(world, seed, rounds, options.containsKey("--kill"), world.config().timeout().collective(),
+                        world.config().timeout().rendezvous(), out);
+            }
+        }
         try (SymmemWorld world = Symmem.fromEnvironment()) {
             StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives);
             StressTally tally = new StressTally();
@@ -165,9 +175,13 @@ public final class StressMain {
         Map<String, String> options = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
-            if (!List.of("--seed", "--collectives", "--threads", "--buffers").contains(name) || i + 1 >= args.length) {
+            if (name.equals("--kill")) {
+                options.put(name, "true");
+                continue;
+            }
+            if (!List.of("--seed", "--collectives", "--threads", "--buffers", "--faults").contains(name) || i + 1 >= args.length) {
                 throw new IllegalArgumentException("unknown option or missing value at '" + name
-                        + "'; options: --seed N --collectives N --threads N --buffers N");
+                        + "'; options: --seed N --collectives N --threads N --buffers N, or --seed N --faults N [--kill]");
             }
             options.put(name, args[++i]);
         }
