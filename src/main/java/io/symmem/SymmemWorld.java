@@ -42,6 +42,7 @@ public final class SymmemWorld implements AutoCloseable {
     private final SymmemGroup worldGroup;
     private final List<SymmemGroup> groups = new ArrayList<>();
     private boolean closed;
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SymmemWorld.class);
     private boolean released;  // left the world and closed the backend (a refused close stops before that)
 
     private SymmemWorld(SymmemConfig config, Vertx vertx, WorldMember member) {
@@ -191,6 +192,11 @@ public final class SymmemWorld implements AutoCloseable {
             if (member.liveness().failure().isEmpty()) {
                 member.leave();
             }
+        } catch (io.symmem.store.StoreConnectionLostException | io.symmem.liveness.PeerLostException worldFailed) {
+            // In a world that is well, the store's host waits for every rank's leave before it goes: losing it,
+            // or a peer, while leaving means the world failed under this rank (a peer noticed first and told
+            // this rank through the buffers' out-of-step marks). Nothing is left to undo; the close goes on.
+            LOG.infof("rank %d: the world failed while this rank was leaving it: %s", config.rank(), worldFailed.getMessage());
         } catch (RuntimeException e) {
             first = first == null ? e : first;
         } finally {

@@ -58,12 +58,20 @@ public final class StressMain {
             // Its own run: the fault rounds want a short collective deadline, which the lanes' random
             // collectives on a loaded machine would meet by chance.
             int rounds = Integer.parseInt(options.get("--faults"));
-            try (SymmemWorld world = Symmem.fromEnvironment()) {
+            SymmemWorld joined = joinOrSay();
+            if (joined == null) {
+                return 1;
+            }
+            try (SymmemWorld world = joined) {
                 return FaultRounds.run(world, seed, rounds, options.containsKey("--kill"), world.config().timeout().collective(),
                         world.config().timeout().rendezvous(), out);
             }
         }
-        try (SymmemWorld world = Symmem.fromEnvironment()) {
+        SymmemWorld joined = joinOrSay();
+        if (joined == null) {
+            return 1;
+        }
+        try (SymmemWorld world = joined) {
             StressPlan plan = StressPlan.of(seed, world.size(), threads, buffers, collectives);
             StressTally tally = new StressTally();
             boolean worldHeap = world.backend().equals("nvshmem");
@@ -136,6 +144,17 @@ public final class StressMain {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
+        }
+    }
+
+    /** The world of this rank, or null after one line on stderr saying why it could not be joined (no stack trace). */
+    private static SymmemWorld joinOrSay() {
+        try {
+            return Symmem.fromEnvironment();
+        } catch (RuntimeException e) {
+            String rank = System.getenv().getOrDefault("RANK", "?");
+            System.err.println("symmem stress: rank " + rank + " FAILED: " + e.getMessage());
+            return null;
         }
     }
 

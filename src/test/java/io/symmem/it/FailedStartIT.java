@@ -19,7 +19,7 @@ class FailedStartIT {
     @TestFactory
     List<DynamicTest> anUnresolvableStoreAddressEndsInOneLine() {
         List<DynamicTest> tests = new ArrayList<>();
-        for (String command : List.of("demo", "serve", "bench allreduce")) {
+        for (String command : List.of("demo", "serve", "bench allreduce", "stress --faults 1")) {
             for (int rank : new int[] {0, 1}) {
                 tests.add(DynamicTest.dynamicTest(command + " on rank " + rank, () -> endsInOneLine(command, rank)));
             }
