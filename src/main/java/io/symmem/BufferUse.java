@@ -105,6 +105,11 @@ final class BufferUse {
         closed = freed;
     }
 
+    /** The operation inside the buffer now, or null: for tests that wait for a call to be inside. */
+    synchronized String operationInside() {
+        return operation;
+    }
+
     synchronized boolean isClosed() {
         return closed;
     }

@@ -62,6 +62,11 @@ public final class SymmetricBuffer implements AutoCloseable {
         use.run(operation, call);
     }
 
+    /** The operation inside this buffer now (a collective, a read, a write), or null. */
+    String operationInside() {
+        return use.operationInside();
+    }
+
     /** Where this buffer's collectives are issued. */
     IssueLane lane() {
         checkOpen();

@@ -19,21 +19,24 @@ import org.junit.jupiter.api.Test;
  */
 class CloseDuringCallTest {
 
-    /** Polls until a read of {@code b} is refused because {@code operation} is inside it; returns that message. */
+    /**
+     * Polls (without entering the buffer, which could refuse the call itself) until {@code operation} is
+     * inside {@code b}; then a read is refused, and its message is returned.
+     */
     private static String awaitInside(SymmetricBuffer b, String operation) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                b.read(new float[1]);
-            } catch (IllegalStateException refused) {
-                if (refused.getMessage().contains(operation + " (thread")) {
-                    return refused.getMessage();
-                }
-                throw refused;
+        while (!operation.equals(b.operationInside())) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(operation + " never started on the buffer");
             }
             Thread.sleep(5);
         }
-        throw new AssertionError(operation + " never started on the buffer");
+        try {
+            b.read(new float[1]);
+        } catch (IllegalStateException refused) {
+            return refused.getMessage();
+        }
+        throw new AssertionError("a read while " + operation + " was inside the buffer was not refused");
     }
 
     @Test
