@@ -325,9 +325,12 @@ final class FaultRounds {
         return (rank + 1) * 16 + Math.floorMod(round, 97) * 4 + k + i % 3;
     }
 
+    /** A refusal names what is wrong; a programming error (a null, a bad index or cast) is a defect whatever it says. */
     private void refused(RuntimeException e) {
-        if (e.getMessage() == null || e.getMessage().isBlank()) {
-            defect("a failure without a message: " + e);
+        boolean bug = e instanceof NullPointerException || e instanceof ClassCastException
+                || e instanceof IndexOutOfBoundsException || e instanceof ArithmeticException;
+        if (bug || e.getMessage() == null || e.getMessage().isBlank()) {
+            defect("not a clean refusal: " + e);
         } else {
             refusals.incrementAndGet();
         }
