@@ -20,23 +20,9 @@ import org.junit.jupiter.api.Test;
 class StressIT {
     @Test
     void threadsGroupsAndBuffersAtOnceGiveOnlyRightResultsAndRefuseMisuse() throws Exception {
-        String classPath = LibraryExampleIT.libraryClassPath();
-        int store = Ports.free();
         List<RankProcess> ranks = new ArrayList<>();
         try {
-            for (int r = 0; r < 4; r++) {
-                Map<String, String> env = new HashMap<>();
-                env.put("RANK", Integer.toString(r));
-                env.put("WORLD_SIZE", "4");
-                env.put("MASTER_ADDR", "127.0.0.1");
-                env.put("MASTER_PORT", Integer.toString(store));
-                env.put("SYMMEM_BACKEND", "host");
-                env.put("SYMMEM_HOST_THREADS", "1");
-                env.put("SYMMEM_TIMEOUT_COLLECTIVE", "120s");
-                env.put("SYMMEM_TIMEOUT_RENDEZVOUS", "120s");
-                ranks.add(RankProcess.startClass("stress" + r, env, classPath, "io.symmem.stress.StressMain",
-                        "--seed", "42", "--collectives", "10000", "--threads", "6", "--buffers", "2"));
-            }
+            startFourRanks(ranks, "stress", "120s", "--seed", "42", "--collectives", "10000", "--threads", "6", "--buffers", "2");
             for (int r = 0; r < 4; r++) {
                 RankProcess p = ranks.get(r);
                 int code = p.exitCode(300);
@@ -59,23 +45,9 @@ class StressIT {
      */
     @Test
     void faultRoundsGiveNoWrongResultNoCrashNoHang() throws Exception {
-        String classPath = LibraryExampleIT.libraryClassPath();
-        int store = Ports.free();
         List<RankProcess> ranks = new ArrayList<>();
         try {
-            for (int r = 0; r < 4; r++) {
-                Map<String, String> env = new HashMap<>();
-                env.put("RANK", Integer.toString(r));
-                env.put("WORLD_SIZE", "4");
-                env.put("MASTER_ADDR", "127.0.0.1");
-                env.put("MASTER_PORT", Integer.toString(store));
-                env.put("SYMMEM_BACKEND", "host");
-                env.put("SYMMEM_HOST_THREADS", "1");
-                env.put("SYMMEM_TIMEOUT_COLLECTIVE", "1s");
-                env.put("SYMMEM_TIMEOUT_RENDEZVOUS", "120s");
-                ranks.add(RankProcess.startClass("faults" + r, env, classPath, "io.symmem.stress.StressMain",
-                        "--seed", "21", "--faults", "12", "--kill"));
-            }
+            startFourRanks(ranks, "faults", "1s", "--seed", "21", "--faults", "12", "--kill");
             int killed = -1;
             for (int r = 0; r < 4; r++) {
                 RankProcess p = ranks.get(r);
@@ -96,6 +68,25 @@ class StressIT {
             assertThat(killed).as("one rank (not 0) was killed").isPositive();
         } finally {
             ranks.forEach(RankProcess::close);
+        }
+    }
+
+    /** Four ranks of StressMain as plain JVMs on the host backend, added to {@code ranks} as they start. */
+    private static void startFourRanks(List<RankProcess> ranks, String name, String collectiveTimeout, String... args)
+            throws Exception {
+        String classPath = LibraryExampleIT.libraryClassPath();
+        int store = Ports.free();
+        for (int r = 0; r < 4; r++) {
+            Map<String, String> env = new HashMap<>();
+            env.put("RANK", Integer.toString(r));
+            env.put("WORLD_SIZE", "4");
+            env.put("MASTER_ADDR", "127.0.0.1");
+            env.put("MASTER_PORT", Integer.toString(store));
+            env.put("SYMMEM_BACKEND", "host");
+            env.put("SYMMEM_HOST_THREADS", "1");
+            env.put("SYMMEM_TIMEOUT_COLLECTIVE", collectiveTimeout);
+            env.put("SYMMEM_TIMEOUT_RENDEZVOUS", "120s");
+            ranks.add(RankProcess.startClass(name + r, env, classPath, "io.symmem.stress.StressMain", args));
         }
     }
 }
