@@ -7,7 +7,7 @@
 # order from the main thread, their allocation being a collective of the whole communicator or
 # world); then misuse that must be refused. Each rank prints collectives/s, wrong results and stalls
 # (both must be 0) and "STRESS OK". Also the native concurrency tests, and with .gpu/native-before the
-# all-reduce bench before and after, alternately.
+# all-reduce bench before and after, alternately. FAULTS=12: the fault rounds of issue 51 after it.
 # The machine has no Java: the runtime and the app come from scripts/gpu/pack.sh as
 # .gpu/symmem-gpu.tar.xz (carry that path). Logs go to $OUT.
 #   bash scripts/gpu/run-stress.sh
@@ -57,6 +57,16 @@ for backend in $BACKENDS; do
     "${SYMMEM[@]}" launch -n "$WORLD" stress --seed "$SEED" --collectives "$COLLECTIVES" --threads 6 --buffers 2
   grep -E "stress rank|STRESS|LogManager" "$OUT/stress-$backend.txt" | head -20
 done
+# FAULTS=N: the fault rounds too (issue 51), per backend, with a 1 s collective deadline: ranks late
+# past it, closes during calls, crossed allocations and pools, a second caller; every result checked,
+# "FAULTS OK" with no wrong result, defect or hang (FAULTS_SEED, default 21: all five kinds in 12 rounds).
+if (( ${FAULTS:-0} > 0 )); then
+  for backend in $BACKENDS; do
+    SYMMEM_BACKEND=$backend SYMMEM_TIMEOUT_COLLECTIVE=1s step "fault rounds, $backend, world $WORLD, $FAULTS rounds" 150 \
+      "faults-$backend.txt" "${SYMMEM[@]}" launch -n "$WORLD" stress --seed "${FAULTS_SEED:-21}" --faults "$FAULTS"
+    grep -E "faults rank|FAULTS" "$OUT/faults-$backend.txt" | head -20
+  done
+fi
 
 rc=1
 if [[ ${BUILD_PID:-} ]]; then
