@@ -72,8 +72,8 @@ static int missing_main(int rank) {
     const char* err = symmem_last_error();
     if (std::strstr(err, "all_reduce two-shot (barrier 1, waiting for inputs): barrier(channel 32): ") == nullptr ||
         (std::strstr(err, "timed out after 300 ms waiting for rank(s) 2") == nullptr &&
-         std::strstr(err, "gave up this collective (its deadline passed or it was aborted) while this rank was "
-                          "waiting for rank(s) 2;") == nullptr))
+         (std::strstr(err, "gave up this collective (its deadline passed: ") == nullptr ||
+          std::strstr(err, "while this rank was waiting for rank(s) 2;") == nullptr)))
       TEST_FAIL("rank %d: the timeout does not name rank 2 as missing: %s", rank, err);
     if (std::strstr(symmem_last_error(), "rank(s) 2,") != nullptr || std::strstr(symmem_last_error(), ", 2") != nullptr)
       TEST_FAIL("named more than rank 2: %s", symmem_last_error());

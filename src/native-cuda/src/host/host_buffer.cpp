@@ -11,9 +11,8 @@
 namespace symmem::host {
 namespace {
 
-// The public channels, the collectives' internal channel, and the out-of-step marks.
-constexpr size_t kSignalPadBytes =
-    size_t{HostBuffer::kOutOfStepChannel + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
+// The public channels, the collectives' internal channel, the out-of-step marks and their reasons.
+constexpr size_t kSignalPadBytes = HostBuffer::kReasonOffset + size_t{HostBuffer::kReasonBytes} * SYMMEM_MAX_WORLD;
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

@@ -45,6 +45,10 @@ class HostBuffer final : public symmem_buffer {
   // Each rank's mark that the collectives of this buffer are out of step (0: in step; otherwise the
   // barrier epoch it gave up, never 0). Written once by its rank, read by the peers.
   static constexpr int kOutOfStepChannel = SYMMEM_SIGNAL_CHANNELS + 1;
+  // After the marks, each rank's reason for its mark (NUL-terminated text, written before the mark),
+  // so that a peer it wakes can say why: "aborted: rank 1 is gone ..." names the dead rank there too.
+  static constexpr size_t kReasonOffset = size_t{kOutOfStepChannel + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
+  static constexpr int kReasonBytes = 192;
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;
@@ -70,6 +74,11 @@ class HostBuffer final : public symmem_buffer {
   symmem_status collective_barrier(int timeout_ms);
   uint32_t* epoch_slot(int r) const { return slot(pad(r), kCollectiveChannel, r); }
   uint32_t* out_of_step_slot(int r) const { return slot(pad(r), kOutOfStepChannel, r); }
+  char* reason_slot(int r) const {
+    return reinterpret_cast<char*>(pad(r)) + kReasonOffset + size_t{kReasonBytes} * r;
+  }
+  // Rank r's reason for its mark, read once its mark is seen.
+  std::string peer_reason(int r) const;
   // A collective barrier that failed here, or a peer's mark met here, leaves the ranks disagreeing on
   // which barrier is which: the next collective would pass a barrier on a peer's stale arrival and
   // read data of another call. So the buffer goes out of step for good on this rank, publishes its

@@ -1,5 +1,7 @@
 // HostBuffer's signals and barriers, on top of the protocols in signal.h. Nothing here allocates
 // unless a wait fails (the message).
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "core/abort.h"
@@ -67,7 +69,7 @@ symmem_status HostBuffer::collective_barrier(int timeout_ms) {
   const int early = marked_peer();
   const uint32_t epoch = ++epoch_;
   if (early >= 0) {
-    go_out_of_step(epoch, early, "");
+    go_out_of_step(epoch, early, peer_reason(early));
     return refuse_out_of_step();
   }
   Deadline dl(timeout_ms);
@@ -83,22 +85,24 @@ symmem_status HostBuffer::collective_barrier(int timeout_ms) {
   if (d == Driven::done) return SYMMEM_OK;
   const std::string what = "barrier(channel " + std::to_string(kCollectiveChannel) + ")";
   if (d == Driven::marked) {
-    // The call cannot pass any more (the peer will never arrive here): end it now, naming who gave up
-    // and who was still missing, rather than at this rank's own deadline.
-    go_out_of_step(epoch, marked, "");
-    return fail(SYMMEM_ERR_TIMEOUT,
-                "%s: rank %d gave up this collective (its deadline passed or it was aborted) while this "
-                "rank was waiting for rank(s) %s; this buffer's collectives are out of step on every "
-                "rank from now on: free it (a pool block: close its pool) and allocate a new one",
-                what.c_str(), marked, rank_list(waiting).c_str());
+    // The call cannot pass any more (the peer will never arrive here): end it now, naming who gave up,
+    // why (a peer that knew a rank was dead says so), and who was still missing, rather than at this
+    // rank's own deadline.
+    const std::string why = peer_reason(marked);
+    go_out_of_step(epoch, marked, why);
+    return fail(why.rfind("aborted", 0) == 0 ? SYMMEM_ERR_ABORTED : SYMMEM_ERR_TIMEOUT,
+                "%s: rank %d gave up this collective (%s) while this rank was waiting for rank(s) %s; "
+                "this buffer's collectives are out of step on every rank from now on: free it (a pool "
+                "block: close its pool) and allocate a new one",
+                what.c_str(), marked, why.c_str(), rank_list(waiting).c_str());
   }
   if (d == Driven::aborted) {
-    go_out_of_step(epoch, rank_, "aborted while waiting for rank(s) " + rank_list(waiting));
+    go_out_of_step(epoch, rank_, "aborted: " + abort_reason());
     return fail_aborted(what + " waiting for rank(s) " + rank_list(waiting));
   }
   std::string msg = what + ": timed out after " + std::to_string(timeout_ms) +
                     " ms waiting for rank(s) " + rank_list(waiting);
-  go_out_of_step(epoch, rank_, msg);
+  go_out_of_step(epoch, rank_, "its deadline passed: " + msg);
   msg += "; this buffer's collectives are out of step on every rank from now on: free it (a pool "
          "block: close its pool) and allocate a new one";
   return fail(SYMMEM_ERR_TIMEOUT, "%s", msg.c_str());
@@ -107,13 +111,21 @@ symmem_status HostBuffer::collective_barrier(int timeout_ms) {
 void HostBuffer::go_out_of_step(uint32_t epoch, int cause_rank, const std::string& why) {
   if (out_of_step_) return;
   out_of_step_ = true;
-  out_of_step_why_ = cause_rank == rank_
-                         ? "rank " + std::to_string(rank_) + " gave up collective barrier " +
-                               std::to_string(epoch) + " (" + why + ")"
-                         : "rank " + std::to_string(cause_rank) +
-                               " gave up a collective of this buffer (its deadline passed or it was "
-                               "aborted), so the ranks no longer agree on which call is which";
+  const std::string cause = cause_rank == rank_ || !why.empty() ? why : peer_reason(cause_rank);
+  out_of_step_why_ = "rank " + std::to_string(cause_rank) + " gave up a collective of this buffer (" + cause +
+                     "), so the ranks no longer agree on which call is which";
+  // The reason first, then the mark (release): a peer that sees the mark reads the whole reason.
+  char* mine = reason_slot(rank_);
+  const size_t n = std::min(cause.size(), size_t{kReasonBytes} - 1);
+  std::memcpy(mine, cause.data(), n);
+  mine[n] = '\0';
   __atomic_store_n(out_of_step_slot(rank_), epoch == 0 ? 1u : epoch, __ATOMIC_RELEASE);
+}
+
+std::string HostBuffer::peer_reason(int r) const {
+  if (__atomic_load_n(out_of_step_slot(r), __ATOMIC_ACQUIRE) == 0) return "its deadline passed or it was aborted";
+  const char* text = reason_slot(r);
+  return std::string(text, strnlen(text, kReasonBytes - 1));
 }
 
 symmem_status HostBuffer::refuse_out_of_step() const {

@@ -197,7 +197,7 @@ public final class StoreExchange {
         return started(round(op, label, broadcastRoot, timeout).chain(round -> {
             OutOfStep since = outOfStep.get();
             if (since != null) {
-                return mark(round, since).chain(() -> Uni.createFrom().failure(refusal(round, since)));
+                return mark(round, since, false).chain(() -> Uni.createFrom().failure(refusal(round, since)));
             }
             // A mismatch that every member saw failed the round alike everywhere: the group is still in step.
             return work.apply(round).onFailure(failure -> !(failure instanceof ExchangeMismatchException))
@@ -214,13 +214,12 @@ public final class StoreExchange {
                 : new OutOfStep(round.number, "group rank " + rank + " gave up round " + round.number + " (" + round.op + "): "
                         + failure.getMessage());
         OutOfStep since = outOfStep.compareAndExchange(null, first);
-        OutOfStep kept = since == null ? first : since;
-        Uni<Void> marked = mark(round, kept);
-        if (since == null) {
-            String next = round.keyOfRound(round.number + 1, rank);
-            marked = marked.chain(() -> store.set(next, ExchangeFrame.outOfStep(kept.round, kept.why)).onFailure().recoverWithNull());
+        if (failure instanceof StoreWaitAbortedException || failure instanceof StoreConnectionLostException) {
+            // The world failed or the store is gone: every member's waits end anyway, and writing the
+            // mark would only hold this failure while the client tries to reach the store again.
+            return Uni.createFrom().voidItem();
         }
-        return marked;
+        return mark(round, since == null ? first : since, since == null);
     }
 
     /**
@@ -229,13 +228,18 @@ public final class StoreExchange {
      * the mark visible before the caller hears of the failure. Best effort: a store that fails here
      * has already failed the round.
      */
-    private Uni<Void> mark(Round round, OutOfStep since) {
+    private Uni<Void> mark(Round round, OutOfStep since, boolean alsoNextRound) {
         byte[] frame = ExchangeFrame.outOfStep(since.round, since.why);
         String own = round.key(rank);
         Uni<Void> marked = store.set(own, frame);
         if (round.broadcastRoot >= 0 && round.broadcastRoot != rank) {
             marked = marked.chain(() -> store.compareSet(round.key(round.broadcastRoot), new byte[0], frame).replaceWithVoid());
         }
+        if (alsoNextRound) {
+            marked = marked.chain(() -> store.set(round.keyOfRound(round.number + 1, rank), frame));
+        }
+        // One deadline for all of it: a store that is reconnecting (its host gone) would hold each write
+        // for as long as it tries, and the failure must reach the caller now.
         return marked.chain(() -> store.check(List.of(own)).replaceWithVoid())
                 .ifNoItem().after(MARK_DEADLINE).on(DEADLINES).recoverWithItem((Void) null)
                 .onFailure().recoverWithNull();
