@@ -2,7 +2,9 @@ package io.symmem.store;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What one member leaves in its key of a {@link StoreExchange} round: either its contribution, with the
@@ -59,5 +61,46 @@ record ExchangeFrame(boolean outOfStep, String text, byte[] payload) {
         String text = new String(raw, 3, textLength, StandardCharsets.UTF_8);
         byte[] payload = Arrays.copyOfRange(raw, 3 + textLength, raw.length);
         return new ExchangeFrame(kind == OUT_OF_STEP, text, payload);
+    }
+
+    /** The call a member made in a round, that its peers' frames are checked against. */
+    record Expected(String groupName, int rank, String op, String label, long instance, long round) {
+        String where() {
+            return op + " of group '" + groupName + "' (instance " + instance + ", round " + round + ")";
+        }
+    }
+
+    /**
+     * The payloads of a round's frames (index = the keys'), or the failure that a mark or a foreign label
+     * means. A foreign label puts the group out of step unless every member reads every frame of the round
+     * (a gather): then every member fails the round alike and the group stays in step.
+     */
+    static List<byte[]> payloads(Expected mine, List<String> keys, List<byte[]> frames, boolean everyMemberSeesEveryFrame) {
+        List<byte[]> payloads = new ArrayList<>(frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            String key = keys.get(i);
+            ExchangeFrame f = decode(key, frames.get(i));
+            int peer = Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
+            if (f.outOfStep()) {
+                long since = f.sinceRound() >= 0 ? f.sinceRound() : mine.round();
+                throw new ExchangeOutOfStepException(mine.where() + " failed: the group is out of step since round " + since
+                        + " (" + f.text() + "); every later call of this group fails the same way on every member: make a new"
+                        + " group and go on there", mine.groupName(), since, f.text());
+            }
+            if (!f.text().equals(mine.label())) {
+                String calls = "group rank " + mine.rank() + " called '" + mine.label() + "' and group rank " + peer + " called '"
+                        + f.text() + "' in the same round";
+                if (everyMemberSeesEveryFrame) {
+                    throw new ExchangeMismatchException(mine.where() + " failed: " + calls + "; every member saw both calls and"
+                            + " failed this round alike, so the group stays in step: make the same call on every member next time",
+                            mine.groupName(), mine.round());
+                }
+                throw new ExchangeOutOfStepException(mine.where() + " failed: " + calls + "; the members' calls no longer pair,"
+                        + " so every later call of this group fails on every member: make a new group and go on there",
+                        mine.groupName(), mine.round(), "in round " + mine.round() + " " + calls);
+            }
+            payloads.add(f.payload());
+        }
+        return payloads;
     }
 }

@@ -160,13 +160,13 @@ public final class StoreExchange {
                 byte[] frame = ExchangeFrame.contribution(round.label, value);
                 return store.compareSet(rootKey, new byte[0], frame).map(current -> {
                     if (!Arrays.equals(current, frame)) {
-                        checked(round, List.of(rootKey), List.of(current), false);
+                        ExchangeFrame.payloads(roundOf(round), List.of(rootKey), List.of(current), false);
                     }
                     return value;
                 });
             }
             return explained(store.get(rootKey, remainingOrFloor(round)), round, List.of(rootKey))
-                    .map(raw -> checked(round, List.of(rootKey), List.of(raw), false).get(0));
+                    .map(raw -> ExchangeFrame.payloads(roundOf(round), List.of(rootKey), List.of(raw), false).get(0));
         });
     }
 
@@ -265,42 +265,7 @@ public final class StoreExchange {
         Uni<List<byte[]>> gathered = worldSize < COMBINE_FROM_WORLD_SIZE
                 ? gatherEveryKey(round, keys, frame)
                 : gatherThroughCombinedValue(round, keys, frame);
-        return explained(gathered, round, keys).map(frames -> checked(round, keys, frames, true));
-    }
-
-    /**
-     * The payloads of the round's frames, or the failure that a mark or a foreign label means. A foreign
-     * label puts the group out of step unless every member reads every frame of the round (a gather):
-     * then every member fails the round alike and the group stays in step.
-     */
-    private List<byte[]> checked(Round round, List<String> keys, List<byte[]> frames, boolean everyMemberSeesEveryFrame) {
-        List<byte[]> payloads = new ArrayList<>(frames.size());
-        for (int i = 0; i < frames.size(); i++) {
-            ExchangeFrame f = ExchangeFrame.decode(keys.get(i), frames.get(i));
-            int peer = rankOfKey(keys.get(i));
-            if (f.outOfStep()) {
-                long since = f.sinceRound() >= 0 ? f.sinceRound() : round.number;
-                throw new ExchangeOutOfStepException(round.op + " of group '" + groupName + "' (instance " + round.instanceNumber
-                        + ", round " + round.number + ") failed: the group is out of step since round " + since + " (" + f.text()
-                        + "); every later call of this group fails the same way on every member: make a new group and go on there",
-                        groupName, since, f.text());
-            }
-            if (!f.text().equals(round.label)) {
-                String calls = "group rank " + rank + " called '" + round.label + "' and group rank " + peer + " called '" + f.text()
-                        + "' in the same round";
-                String where = round.op + " of group '" + groupName + "' (instance " + round.instanceNumber + ", round " + round.number + ")";
-                if (everyMemberSeesEveryFrame) {
-                    throw new ExchangeMismatchException(where + " failed: " + calls + "; every member saw both calls and failed"
-                            + " this round alike, so the group stays in step: make the same call on every member next time",
-                            groupName, round.number);
-                }
-                throw new ExchangeOutOfStepException(where + " failed: " + calls + "; the members' calls no longer pair, so every"
-                        + " later call of this group fails on every member: make a new group and go on there",
-                        groupName, round.number, "in round " + round.number + " " + calls);
-            }
-            payloads.add(f.payload());
-        }
-        return payloads;
+        return explained(gathered, round, keys).map(frames -> ExchangeFrame.payloads(roundOf(round), keys, frames, true));
     }
 
     /**
@@ -355,6 +320,11 @@ public final class StoreExchange {
                     .subscribe().with(fresh::complete, fresh::completeExceptionally);
         }
         return Uni.createFrom().completionStage(instance.get());
+    }
+
+    /** What the frames of {@code round} are checked against. */
+    private ExchangeFrame.Expected roundOf(Round round) {
+        return new ExchangeFrame.Expected(groupName, rank, round.op, round.label, round.instanceNumber, round.number);
     }
 
     /** One collective call: its op name and label, instance and round number, and deadline. */

@@ -144,14 +144,14 @@ final class FaultRounds {
         Thread.sleep(20);  // inside its call by now (if not, the call is refused: the buffer is closing)
         try {
             b.close();  // waits for the call inside, or is refused: never frees under it
-        } catch (IllegalStateException refused) {
+        } catch (RuntimeException refused) {
             refused(refused);
         }
         call.join(WATCHDOG.toMillis());
         group.barrier(rendezvous);
         try {
             b.close();  // closed already, unless the close above was refused
-        } catch (IllegalStateException refused) {
+        } catch (RuntimeException refused) {
             refused(refused);
         }
     }
@@ -165,7 +165,7 @@ final class FaultRounds {
             Thread allocator = new Thread(() -> {
                 try {
                     got[t] = group.allocate(DType.FLOAT32, COUNT);
-                } catch (IllegalStateException refused) {
+                } catch (RuntimeException refused) {
                     refused(refused);
                 }
             }, "faults-" + (t == 0 ? "A" : "B"));
@@ -208,7 +208,7 @@ final class FaultRounds {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (IllegalStateException refused) {
+            } catch (RuntimeException refused) {
                 refused(refused);
             }
         });
@@ -242,7 +242,7 @@ final class FaultRounds {
                 try {
                     group.allReduce(b, ReduceOp.SUM);  // the input is the first caller's, written already
                     secondRan = true;
-                } catch (IllegalStateException refused) {
+                } catch (RuntimeException refused) {
                     refused(refused);
                     secondRan = false;
                 }
@@ -325,6 +325,14 @@ final class FaultRounds {
         return (rank + 1) * 16 + Math.floorMod(round, 97) * 4 + k + i % 3;
     }
 
+    private void counted(Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException e) {
+            refused(e);
+        }
+    }
+
     /** A refusal names what is wrong; a programming error (a null, a bad index or cast) is a defect whatever it says. */
     private void refused(RuntimeException e) {
         boolean bug = e instanceof NullPointerException || e instanceof ClassCastException
@@ -349,10 +357,13 @@ final class FaultRounds {
         return List.copyOf(reports);
     }
 
-    /** Runs body(0) on thread faults-A and body(1) on faults-B at once, and waits for both. */
-    private static void runOnBoth(java.util.function.IntConsumer body) throws InterruptedException {
-        Thread a = new Thread(() -> body.accept(0), "faults-A");
-        Thread b = new Thread(() -> body.accept(1), "faults-B");
+    /**
+     * Runs body(0) on thread faults-A and body(1) on faults-B at once, and waits for both; what a body
+     * throws is counted (a refusal, or a defect) rather than lost with its thread.
+     */
+    private void runOnBoth(java.util.function.IntConsumer body) throws InterruptedException {
+        Thread a = new Thread(() -> counted(() -> body.accept(0)), "faults-A");
+        Thread b = new Thread(() -> counted(() -> body.accept(1)), "faults-B");
         a.start();
         b.start();
         a.join(WATCHDOG.toMillis());
