@@ -2,6 +2,7 @@ package io.symmem;
 
 import io.symmem.memory.SymmetricMemory;
 import io.symmem.nativ.NativeGraph;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -19,8 +20,11 @@ public final class CapturedGraph implements AutoCloseable {
     private final Runnable recorded;    // host backend
     private Consumer<CapturedGraph> onClose = g -> { };
     private boolean closed;
+    private final BufferUse use;
+    private Duration closePatience = Duration.ofSeconds(35);
 
     private CapturedGraph(String group, IssueLane lane, NativeGraph graph, Runnable recorded) {
+        this.use = new BufferUse(group, "the captured graph of " + lane.what());
         this.group = group;
         this.lane = lane;
         this.graph = graph;
@@ -65,6 +69,12 @@ public final class CapturedGraph implements AutoCloseable {
         if (times < 1) {
             throw new IllegalArgumentException("replay(" + times + ") on group '" + group + "': times must be at least 1");
         }
+        // Inside the graph's use: a close from another thread waits for this replay instead of freeing the
+        // graph under it.
+        use.run("replay", () -> replayOpen(times));
+    }
+
+    private void replayOpen(int times) {
         NativeGraph g = open();
         if (g == null) {
             for (int i = 0; i < times; i++) {
@@ -87,14 +97,26 @@ public final class CapturedGraph implements AutoCloseable {
         return graph;
     }
 
+    /** How long a close waits for a replay running on another thread (the group's collective deadline and 5 s). */
+    CapturedGraph closingWithin(Duration patience) {
+        this.closePatience = patience;
+        return this;
+    }
+
+    /**
+     * Frees the graph. A replay running on another thread is waited for (up to the collective deadline
+     * and 5 s more); one still running then refuses the close ({@link CloseRefusedException}), and
+     * closing again later frees it.
+     */
     @Override
     public void close() {
+        if (!use.beginClose(closePatience)) {
+            return;
+        }
         synchronized (this) {
-            if (closed) {
-                return;
-            }
             closed = true;
         }
+        use.endClose(true);
         try {
             if (graph != null) {
                 graph.close();

@@ -270,7 +270,7 @@ public final class SymmemGroup implements AutoCloseable {
         CapturedGraph graph = memory.isDevice()
                 ? CapturedGraph.captured(name, lane, memory, body)
                 : CapturedGraph.recorded(name, lane, body);
-        return tracked(graph.onClose(this::forget));
+        return tracked(graph.closingWithin(closePatience()).onClose(this::forget));
     }
 
     /** Returns once every rank of the group has called it; past {@code timeout}, fails naming who has not. */

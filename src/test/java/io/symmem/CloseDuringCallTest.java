@@ -163,4 +163,33 @@ class CloseDuringCallTest {
         });
         assertThat(seen).containsExactly("ok", "ok");
     }
+
+    @Test
+    void closingAGraphDuringItsReplayWaitsForTheReplay() throws Exception {
+        List<String> seen = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 4)) {
+                CapturedGraph graph = group.capture(b, () -> group.allReduce(b, ReduceOp.SUM));
+                b.write(new float[] {world.rank() + 1, 0, 0, 0});
+                if (world.rank() == 1) {
+                    group.store().get("closing-graph", Duration.ofSeconds(60)).await().atMost(Duration.ofSeconds(65));
+                    Thread.sleep(300);  // rank 0's close is waiting by now
+                    graph.replay();
+                    graph.close();
+                } else {
+                    CompletableFuture<Void> replayed = CompletableFuture.runAsync(graph::replay);
+                    awaitInside(b, "allReduce");  // the replay's all-reduce, waiting for rank 1
+                    CompletableFuture<Void> closed = CompletableFuture.runAsync(graph::close);
+                    group.store().set("closing-graph", new byte[] {1}).await().atMost(Duration.ofSeconds(10));
+                    closed.get(60, TimeUnit.SECONDS);
+                    replayed.get(60, TimeUnit.SECONDS);
+                    assertThatThrownBy(graph::replay).hasMessageContaining("closed");
+                }
+                float[] sum = new float[4];
+                b.read(sum);
+                return "sum " + sum[0];
+            }
+        });
+        assertThat(seen).containsExactly("sum 3.0", "sum 3.0");
+    }
 }
