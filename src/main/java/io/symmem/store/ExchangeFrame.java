@@ -80,7 +80,7 @@ record ExchangeFrame(boolean outOfStep, String text, byte[] payload) {
         for (int i = 0; i < frames.size(); i++) {
             String key = keys.get(i);
             ExchangeFrame f = decode(key, frames.get(i));
-            int peer = Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
+            int peer = StoreExchange.rankOfKey(key);
             if (f.outOfStep()) {
                 long since = f.sinceRound() >= 0 ? f.sinceRound() : mine.round();
                 throw new ExchangeOutOfStepException(mine.where() + " failed: the group is out of step since round " + since

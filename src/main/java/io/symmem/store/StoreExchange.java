@@ -456,7 +456,8 @@ public final class StoreExchange {
                 });
     }
 
-    private static int rankOfKey(String key) {
+    /** The group rank whose key {@code key} is (its last segment). */
+    static int rankOfKey(String key) {
         return Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
     }
 
