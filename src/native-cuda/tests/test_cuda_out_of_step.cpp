@@ -3,7 +3,8 @@
 // every element checked. Before, the ranks' epochs and flags stayed where the given-up kernel left them
 // and a later call could pass a barrier on a stale arrival. Now every call is exact or fails, and from
 // the first failure on each rank every collective on the buffer is refused ("out of step ... free it");
-// a new buffer then works. One-shot and two-shot, in place and out of place.
+// a new buffer then works. One-shot and two-shot, in place and out of place. A graph captured before
+// the failure holds the same collective: its replay afterwards is refused too, not run on stale state.
 #include <unistd.h>
 
 #include <cstring>
@@ -44,6 +45,11 @@ static int late_rank(int rank, int ngpu, symmem_algo algo, bool in_place, const 
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   float* out = nullptr;
   CUDA_OK(cudaMalloc(&out, kCount * 4));
+  // Captured while the buffer is in step, replayed only after the failure.
+  symmem_graph* g = nullptr;
+  CHECK_OK(symmem_graph_capture_begin(be, s));
+  CHECK_OK(symmem_all_reduce(b, algo, SYMMEM_FLOAT32, SYMMEM_SUM, kCount, in_place ? nullptr : out, s, 300));
+  CHECK_OK(symmem_graph_capture_end(be, s, &g));
   CHECK_OK(symmem_barrier(b, 0, 20000));
   if (rank == 1) usleep(1500000);
   const int first = checked(b, s, out, rank, 0, algo, in_place);
@@ -56,6 +62,10 @@ static int late_rank(int rank, int ngpu, symmem_algo algo, bool in_place, const 
   if (exact != 0) TEST_FAIL("%d of %d calls after the missed deadline reported success", exact, kCalls);
   CHECK_ERROR_HAS("out of step");
   CHECK_ERROR_HAS("free it");
+  CHECK_STATUS(symmem_graph_replay(g, s), SYMMEM_ERR_STATE);
+  CHECK_ERROR_HAS("symmem_graph_replay");
+  CHECK_ERROR_HAS("out of step");
+  CHECK_OK(symmem_graph_free(g));
   CHECK_OK(symmem_buffer_free(b));
   CHECK_OK(symmem_backend_close(be));
   // What to do next: a new buffer, and its collectives are right.
@@ -85,7 +95,7 @@ int main() {
                         {SYMMEM_ALGO_TWO_SHOT, false, "cudaoos-2o"}, {SYMMEM_ALGO_TWO_SHOT, true, "cudaoos-2i"}};
   for (const Case& c : cases)
     if (!run_ranks(2, 120, [&](int r) { return late_rank(r, ngpu, c.algo, c.in_place, c.name); })) return 1;
-  std::printf("test_cuda_out_of_step: after a missed deadline, %d calls on each rank, none wrong, 4 algorithms: OK\n",
+  std::printf("test_cuda_out_of_step: after a missed deadline, %d calls on each rank, none wrong, replays refused, 4 algorithms: OK\n",
               kCalls);
   return 0;
 }

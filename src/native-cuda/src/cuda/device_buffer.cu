@@ -569,6 +569,9 @@ symmem_status DeviceBuffer::order_after(void* s) {
 
 symmem_status DeviceBuffer::replay_before(void* s, bool* capturing) {
   SYMMEM_TRY(set_device());
+  // A graph captured earlier holds this buffer's collectives: replayed on a buffer whose signal
+  // state is out of step, they would pair with the wrong arrivals of its peers.
+  SYMMEM_TRY(refuse_if_out_of_step("a replay of a graph that uses this buffer"));
   std::lock_guard<std::mutex> order(order_mu_);
   return order_before(s, capturing);
 }
@@ -647,18 +650,24 @@ symmem_status DeviceBuffer::memset32(int r, uint64_t offset, uint32_t value, uin
                                    void* s) {
   SYMMEM_TRY(set_device());
   uint32_t* p = reinterpret_cast<uint32_t*>(base(r) + pad_region_ + offset);
-  SYMMEM_RT(launch_memset32(p, value, count, static_cast<cudaStream_t>(s)),
-            "memset32: kernel launch");
-  return SYMMEM_OK;
+  // Ordered after the buffer's earlier work on any stream, like a collective: a fill must not
+  // overtake a collective still reading or writing the same memory from another stream.
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_memset32(p, value, count, static_cast<cudaStream_t>(s)),
+              "memset32: kernel launch");
+    return SYMMEM_OK;
+  });
 }
 
 symmem_status DeviceBuffer::write_value32(int r, uint64_t offset, uint32_t value, void* s) {
   SYMMEM_TRY(set_device());
-  SYMMEM_CU(drv_->StreamWriteValue32(static_cast<CUstream>(s), base(r) + pad_region_ + offset,
-                                     value, CU_STREAM_WRITE_VALUE_DEFAULT),
-            "cuStreamWriteValue32(rank %d, offset %llu)", r,
-            static_cast<unsigned long long>(offset));
-  return SYMMEM_OK;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_CU(drv_->StreamWriteValue32(static_cast<CUstream>(s), base(r) + pad_region_ + offset,
+                                       value, CU_STREAM_WRITE_VALUE_DEFAULT),
+              "cuStreamWriteValue32(rank %d, offset %llu)", r,
+              static_cast<unsigned long long>(offset));
+    return SYMMEM_OK;
+  });
 }
 
 symmem_status DeviceBuffer::synchronize(void* s) {
@@ -730,11 +739,12 @@ symmem_status DeviceBuffer::report_timeout(const ErrorRecord& e) {
 void DeviceBuffer::go_out_of_step(const char* why) {
   std::lock_guard<std::mutex> lock(out_of_step_mu_);
   if (out_of_step_.empty()) out_of_step_ = why != nullptr && *why != 0 ? why : "a collective gave up";
+  out_of_step_flag_.store(true, std::memory_order_release);
 }
 
 symmem_status DeviceBuffer::refuse_if_out_of_step(const char* what) {
+  if (!out_of_step_flag_.load(std::memory_order_acquire)) return SYMMEM_OK;
   std::lock_guard<std::mutex> lock(out_of_step_mu_);
-  if (out_of_step_.empty()) return SYMMEM_OK;
   return fail(SYMMEM_ERR_STATE,
               "%s refused: this buffer's collectives are out of step since an earlier one failed on this "
               "rank (%s); every collective on it is refused from now on: free it (a pool block: close "

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <cstdint>
@@ -190,7 +191,9 @@ class DeviceBuffer : public symmem_buffer {
   std::vector<std::array<uint8_t, 16>> peer_uuid_;
   uint8_t uuid_[16] = {};
   uint32_t** dev_pads_ = nullptr;  // device array of every rank's public pad
-  // Set (once) when a collective of this buffer gave up on the device: see check().
+  // Set (once) when a collective of this buffer gave up on the device: see check(). The flag is
+  // read by every launch (no lock on the happy path); the reason, under the mutex, only to name it.
+  std::atomic<bool> out_of_step_flag_{false};
   std::mutex out_of_step_mu_;
   std::string out_of_step_;
   ErrorRecord* err_host_ = nullptr;
