@@ -7,6 +7,7 @@ import io.symmem.liveness.WorldFailure;
 import io.symmem.store.GroupNames;
 import io.symmem.store.GroupRanks;
 import io.symmem.store.Store;
+import io.symmem.world.WorldEvents;
 import io.symmem.world.WorldMember;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -58,7 +59,7 @@ public final class SymmemWorld implements AutoCloseable {
         initMutinyOnce();
         Vertx vertx = Vertx.vertx();
         // No HTTP server here: peers see port 0 for this rank.
-        WorldMember member = new WorldMember(config, vertx, new ObjectMapper(), 0, new WorldMember.Events() {
+        WorldMember member = new WorldMember(config, vertx, new ObjectMapper(), 0, new WorldEvents() {
         });
         try {
             member.join();

@@ -19,6 +19,9 @@ import io.symmem.store.StoreExchange;
 import io.symmem.store.server.StoreServer;
 import io.symmem.world.NvshmemStartup;
 import io.symmem.world.PeerInfo;
+import io.symmem.nativ.NativeCore;
+import io.symmem.world.WorldEvents;
+import io.symmem.world.WorldGenerationMovedException;
 import io.symmem.world.WorldMember;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
@@ -65,6 +68,8 @@ public class RankRuntime {
     StoreMetrics storeMetrics;
     @Inject
     PoolMetrics poolMetrics;
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
 
@@ -78,6 +83,12 @@ public class RankRuntime {
     private volatile WorldView view;
     private volatile String error;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    /** Times this rank formed its world again (a metric). */
+    private final java.util.concurrent.atomic.AtomicLong reforms = new java.util.concurrent.atomic.AtomicLong();
+    /** Forms the world again after it was lost; one at a time. */
+    private final WorldReform reform = new WorldReform(this);
+    /** The process stops: no new generation is formed. */
+    private volatile boolean stopping;
     /** How this rank joins, holds and leaves its world; null until started. */
     private volatile WorldMember member;
     /** Pools made by {@link #createPool}: shown in /v1/info and the metrics until closed. */
@@ -98,22 +109,12 @@ public class RankRuntime {
         }
         state = State.JOINING;
         view = new WorldView(config.rank(), config.worldSize(), this::publish);
-        member = new WorldMember(config, vertx, json, httpPort, new WorldMember.Events() {
-            @Override
-            public void storeHosted(StoreServer server) {
-                storeMetrics.watch(server);
-            }
-
-            @Override
-            public void worldFailed(WorldFailure failure) {
-                RankRuntime.this.worldFailed(failure);
-            }
-
-            @Override
-            public void worldRecord(LiveKeys.WorldRecord record) {
-                view.record(record);
-            }
-        });
+        member = newMember(null, 0);
+        io.micrometer.core.instrument.FunctionCounter.builder("symmem.world.reforms", reforms, java.util.concurrent.atomic.AtomicLong::get)
+                .description("Times this rank formed its world again after losing it").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("symmem.world.generation", this, RankRuntime::generation)
+                .description("The generation of the world this rank is in (0 until the world first forms again)")
+                .register(registry);
         Thread joiner = new Thread(this::join, "symmem-world-rendezvous");
         joiner.setDaemon(true);
         joiner.start();
@@ -134,6 +135,17 @@ public class RankRuntime {
     public List<PeerInfo> peers() {
         WorldMember m = member;
         return m == null ? List.of() : m.peers();
+    }
+
+    /** The generation of the world this rank is in (or joining): 0 until the world first re-forms. */
+    public long generation() {
+        WorldMember m = member;
+        return m == null ? 0 : Math.max(0, m.generation());
+    }
+
+    /** How many times this rank formed its world again after losing it. */
+    public long reforms() {
+        return reforms.get();
     }
 
     /** Blocks until the world rendezvous has succeeded, or throws its failure. */
@@ -230,28 +242,128 @@ public class RankRuntime {
         return m.exchange(group, rank, worldSize);
     }
 
+    /**
+     * A member of this rank's world; it reports to this runtime only while it is the current one (a member
+     * of a generation given up says nothing more).
+     */
+    private WorldMember newMember(StoreServer keptServer, long firstGeneration) {
+        WorldMember[] self = new WorldMember[1];
+        self[0] = new WorldMember(config, vertx, json, httpPort, new WorldEvents() {
+            @Override
+            public void storeHosted(StoreServer server) {
+                storeMetrics.watch(server);
+            }
+
+            @Override
+            public void worldFailed(WorldFailure failure) {
+                if (member == self[0]) {
+                    RankRuntime.this.worldFailed(failure);
+                }
+            }
+
+            @Override
+            public void worldRecord(LiveKeys.WorldRecord record) {
+                if (member == self[0]) {
+                    view.record(record);
+                }
+            }
+        }, keptServer, firstGeneration);
+        return self[0];
+    }
+
+    /**
+     * The first join. A join whose generation another rank gave up meanwhile (this rank restarted while
+     * the world was forming again) goes on in the next generation at once.
+     */
     private void join() {
-        try {
-            member.join();
-            state = State.READY;
-            ready.complete(null);
-        } catch (RuntimeException | IOException e) {
-            error = e.getMessage();
-            state = State.FAILED;
-            ready.completeExceptionally(e instanceof RuntimeException re ? re : new IllegalStateException(e));
+        while (true) {
+            try {
+                member.join();
+                view.joinedGeneration(member.generation());
+                state = State.READY;
+                ready.complete(null);
+                return;
+            } catch (WorldGenerationMovedException moved) {
+                LOG.infof("%s", moved.getMessage());
+                if (!replaceMember()) {
+                    fail(moved);
+                    return;
+                }
+            } catch (RuntimeException | IOException e) {
+                fail(e);
+                return;
+            }
         }
+    }
+
+    private void fail(Exception e) {
+        error = e.getMessage();
+        state = State.FAILED;
+        ready.completeExceptionally(e instanceof RuntimeException re ? re : new IllegalStateException(e));
     }
 
     /**
      * The world can no longer work (the member has aborted the native waits already): readiness goes
-     * down, and the world view tells its subscribers.
+     * down, and the world view tells its subscribers. A rank that was ready then forms the world again
+     * ({@link WorldReform}), without anyone restarting it.
      */
     private void worldFailed(WorldFailure failure) {
+        boolean wasReady = state == State.READY;
         if (state == State.READY || state == State.JOINING) {
             error = failure.reason();
-            state = state == State.READY ? State.LOST : State.FAILED;
+            state = wasReady ? State.LOST : State.FAILED;
         }
         view.aborted(failure);
+        if (wasReady && !stopping) {
+            reform.start(failure.reason());
+        }
+    }
+
+    /**
+     * Gives up the current member's generation and puts a new member in its place, which joins the next
+     * generation (the store server this rank hosts passes to it, with every key and connection). False
+     * when the rank is stopping.
+     */
+    synchronized boolean replaceMember() {
+        if (stopping) {
+            return false;
+        }
+        WorldMember old = member;
+        old.giveUpGeneration();
+        StoreServer kept = old.releaseStoreServer();
+        pools.forEach(RankRuntime::closeQuietly);
+        pools.clear();
+        old.close();
+        // The old generation's waits were aborted process-wide; the next generation's must run.
+        NativeCore.resetAbort();
+        member = newMember(kept, old.generation() + 1);
+        state = State.JOINING;
+        return true;
+    }
+
+    /** Joins the current member (made by {@link #replaceMember}); READY and a {@code reformed} event on success. */
+    void joinReformed(String why) throws IOException {
+        WorldMember m = member;
+        m.join();
+        synchronized (this) {
+            if (member != m || stopping) {
+                return;
+            }
+            error = null;
+            state = State.READY;
+            left = false;
+        }
+        reforms.incrementAndGet();
+        view.reformed(m.generation(), why);
+        LOG.infof("rank %d is ready again: its world formed again as generation %d (%s)", config.rank(), m.generation(), why);
+    }
+
+    private static void closeQuietly(SymmetricMemPool pool) {
+        try {
+            pool.close();
+        } catch (RuntimeException e) {
+            LOG.debugf("a pool of the lost generation did not close cleanly: %s", e.getMessage());
+        }
     }
 
     /** This rank's view of its world; null before {@link #start}. */
@@ -302,6 +414,7 @@ public class RankRuntime {
      * waits for the others' reports only for {@link #LEAVE_ON_STOP}, well inside a pod's grace period.
      */
     void onStop(@Observes ShutdownEvent event) {
+        stopping = true;
         try {
             leave(LEAVE_ON_STOP);
         } catch (RuntimeException e) {
@@ -310,7 +423,15 @@ public class RankRuntime {
     }
 
     @PreDestroy
-    synchronized void stop() {
+    void stop() {
+        stopping = true;
+        reform.stop();
+        synchronized (this) {
+            closeMember();
+        }
+    }
+
+    private void closeMember() {
         if (member != null) {
             member.close();
         }

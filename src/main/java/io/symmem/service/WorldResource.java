@@ -45,8 +45,13 @@ public class WorldResource {
     public record StoreView(String address, boolean hosted, Long keys, Integer connections, Integer pendingWaits) {
     }
 
+    /**
+     * @param generation the generation of the world this rank is in: 0 until the world first forms again
+     *     after losing a rank
+     * @param reforms how many times this rank formed its world again
+     */
     public record World(int rank, int worldSize, String state, String error, String backend, StoreView store,
-            List<WorldView.RankEntry> ranks, long lastEvent) {
+            List<WorldView.RankEntry> ranks, long lastEvent, long generation, long reforms) {
     }
 
     @Operation(summary = "Every rank's state as this rank knows it, and the store")
@@ -67,7 +72,8 @@ public class WorldResource {
                 f == null ? null : f.openConnections(), f == null ? null : f.pendingWaits());
         var backend = runtime.backend();
         return new World(runtime.config().rank(), runtime.config().worldSize(), runtime.state().name(), runtime.error(),
-                backend == null ? runtime.config().backend().id() : backend.name(), store, view.ranks(), view.lastSeq());
+                backend == null ? runtime.config().backend().id() : backend.name(), store, view.ranks(), view.lastSeq(),
+                runtime.generation(), runtime.reforms());
     }
 
     /**
@@ -75,7 +81,7 @@ public class WorldResource {
      * client that reconnects sends Last-Event-ID (browsers' EventSource does) or {@code ?since=} and gets
      * only what it missed.
      */
-    @Operation(summary = "Server-sent events: joined, ready, departed (orderly or not), aborted",
+    @Operation(summary = "Server-sent events: joined, ready, departed (orderly or not), aborted, reformed",
             description = "Every event so far (the last 4096), then each new one. Reconnect with Last-Event-ID or ?since=N.")
     @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS, examples = @ExampleObject(
             name = "a departure", value = "id:5\nevent:departed\ndata:{\"seq\":5,\"type\":\"departed\",\"rank\":1,\"orderly\":false,"

@@ -9,15 +9,14 @@ import java.util.List;
 
 /**
  * This run's keys in a store that may outlive it (a `symmem store` sidecar, a TCPStore, etcd): under
- * SYMMEM_RUN_ID's prefix where one is set; counted at the join, so that an earlier run's keys are never
- * taken for this run's; removed at the end.
+ * SYMMEM_RUN_ID's prefix where one is set; removed at the end. A run that did not end in order leaves
+ * its keys, and the next run on them joins a later generation ({@link WorldGeneration}).
  */
 final class RunKeys {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(RunKeys.class);
     private static final String RUN_PREFIX = "symmem/run/";
-    /** Counted up once by every rank that joins: more joins than ranks means the keys are not this run's. */
-    static final String JOINS_KEY = "symmem/world/joins";
     /** Where a rank's own keys live when no SYMMEM_RUN_ID prefixes them: StoreExchange's, the world's, liveness'. */
-    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/", "symmem/live/");
+    private static final List<String> RUN_KEY_PREFIXES = List.of("symmem/ex/", "symmem/world/", "symmem/live/", "symmem/gen/");
 
     private final SymmemConfig config;
 
@@ -36,17 +35,16 @@ final class RunKeys {
     }
 
     /**
-     * A store that outlives a run still holds the previous run's world keys; joining on top of them would
-     * pair this rank with ranks that are gone. Every rank counts itself in; a count above the world size
-     * means this run's keys were used before.
+     * Deletes the keys this run wrote from {@code base} (the whole store), saying how many; a failure is
+     * only logged: the run itself is done, only the tidying failed (e.g. a server without LIST_KEYS).
      */
-    void checkFirstJoin(Store runStore, Duration storeTimeout, String storeAddress) {
-        long joins = runStore.add(JOINS_KEY, 1).await().atMost(storeTimeout.plusSeconds(5));
-        if (joins > config.worldSize()) {
-            throw new IllegalStateException("the store at " + storeAddress + " has seen " + joins + " world joins for "
-                    + config.worldSize() + " ranks" + config.runId().map(id -> " under SYMMEM_RUN_ID=" + id).orElse("")
-                    + ": it holds the keys of an earlier run. Give every run its own SYMMEM_RUN_ID when the store outlives runs"
-                    + " (SYMMEM_STORE_HOST=" + config.store().host().id() + "), or restart the store");
+    void removeAll(Store base, Duration timeout, String storeAddress) {
+        try {
+            int removed = remove(scoped(base), timeout);
+            LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress);
+        } catch (RuntimeException e) {
+            LOG.warnf("could not remove this run's keys from the store at %s (they stay until it restarts): %s",
+                    storeAddress, e.getMessage());
         }
     }
 

@@ -28,6 +28,26 @@ public final class StoreConnector {
         this.port = config.masterPort();
     }
 
+    /**
+     * Starts the store this rank hosts, bound to MASTER_ADDR:MASTER_PORT, and publishes its port where
+     * SYMMEM_STORE_PORT_FILE asks; a server that could not bind is closed again (there is nothing for the
+     * other ranks to reach).
+     */
+    io.symmem.store.server.StoreServer host(Duration timeout) throws IOException {
+        io.symmem.store.server.StoreServer hosting = new io.symmem.store.server.StoreServer(vertx, limits(config));
+        int bound;
+        try {
+            bound = hosting.listen(config.masterAddr(), config.masterPort()).await().atMost(timeout);
+        } catch (RuntimeException notBound) {
+            hosting.close();
+            throw notBound;
+        }
+        if (config.store().portFile().isPresent()) {
+            publishPort(Path.of(config.store().portFile().get()), bound);
+        }
+        return hosting;
+    }
+
     /** The store's port: MASTER_PORT, or the one read by {@link #awaitPublishedPort}; 0 before that. */
     int port() {
         return port;

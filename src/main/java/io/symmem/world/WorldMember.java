@@ -2,12 +2,10 @@ package io.symmem.world;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.symmem.config.InvalidConfigurationException;
-import io.symmem.config.StoreHost;
 import io.symmem.config.SymmemConfig;
 import io.symmem.config.SymmemConfigValidator;
 import io.symmem.liveness.GuardedStore;
 import io.symmem.liveness.Liveness;
-import io.symmem.liveness.LeaseMembers;
 import io.symmem.liveness.LivenessAgent;
 import io.symmem.liveness.WorldFailure;
 import io.symmem.memory.SymmetricAllocator;
@@ -16,7 +14,6 @@ import io.symmem.nativ.NativeCore;
 import io.symmem.nccl.NcclGroups;
 import io.symmem.store.EventBusStore;
 import io.symmem.store.GroupNames;
-import io.symmem.store.LiveKeys;
 import io.symmem.store.SideConnectionStore;
 import io.symmem.store.SideConnections;
 import io.symmem.store.Store;
@@ -28,7 +25,6 @@ import io.symmem.store.etcd.EtcdStore;
 import io.symmem.store.server.StoreServer;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +44,7 @@ import org.jboss.logging.Logger;
  *
  * <pre>{@code
  * WorldMember member = new WorldMember(SymmemConfigLoader.fromProcess(), Vertx.vertx(), new ObjectMapper(), 0,
- *         new WorldMember.Events() { });
+ *         new WorldEvents() { });
  * member.join();
  * try (SymmetricMemory m = member.allocator().allocate(member.world(), 1 << 20, Duration.ofSeconds(30))) { ... }
  * member.leave();
@@ -57,7 +53,6 @@ import org.jboss.logging.Logger;
  */
 public final class WorldMember implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WorldMember.class);
-    private static final String LEFT_PREFIX = "symmem/world/left/";
 
     /**
      * After a failed join the host keeps serving this long before it closes the store: the other ranks'
@@ -66,39 +61,11 @@ public final class WorldMember implements AutoCloseable {
      */
     private static final Duration FAILED_HOST_LINGER = Duration.ofSeconds(3);
 
-    /**
-     * What the owner of a member hears about (the service: metrics, readiness, world events).
-     *
-     * <pre>{@code
-     * new WorldMember(config, vertx, json, 0, new WorldMember.Events() {
-     *     public void worldFailed(WorldFailure failure) {
-     *         System.err.println("world lost: " + failure.reason());
-     *     }
-     * });
-     * }</pre>
-     */
-    public interface Events {
-        /** This rank now serves the store (before it connects to it). */
-        default void storeHosted(StoreServer server) {
-        }
-
-        /** The world failed; the native waits have been aborted already. */
-        default void worldFailed(WorldFailure failure) {
-        }
-
-        /**
-         * An entry of the world log: a rank joined, became ready, left or is gone (this rank's own
-         * entries included), in log order, on a liveness thread; must not block.
-         */
-        default void worldRecord(LiveKeys.WorldRecord record) {
-        }
-    }
-
     private final SymmemConfig config;
     private final Vertx vertx;
     private final ObjectMapper json;
     private final int httpPort;
-    private final Events events;
+    private final WorldEvents events;
     private final StoreConnector connector;
     private final RunKeys runKeys;
 
@@ -128,11 +95,37 @@ public final class WorldMember implements AutoCloseable {
     private volatile boolean failedBeforeJoined;
     /** Closed (the process stops): a join still running then fails for that reason alone. */
     private volatile boolean closed;
+    /** The store server a member of an earlier generation hosted, to serve on (null: start one if hosting). */
+    private final StoreServer keptServer;
+    /** The lowest generation this member may join: the one after the generation this rank lost. */
+    private final long firstGeneration;
+    /** The generation of the world this member joined (see {@link WorldGeneration}); -1 before. */
+    private volatile long generation = -1;
+    /** The generation the counter moved to while this member was joining; null while it has not. */
+    private volatile Long movedTo;
+    /** The store without the liveness guard: the generation is given up after the world failed. */
+    private volatile Store unguardedStore;
+    private volatile GenerationWatch generationWatch;
+    /** The hosted server went to the next generation's member: close() leaves it serving. */
+    private volatile boolean serverReleased;
 
     /**
      * @param httpPort the port this rank serves HTTP on, shown to its peers; 0 where it serves none
      */
-    public WorldMember(SymmemConfig config, Vertx vertx, ObjectMapper json, int httpPort, Events events) {
+    public WorldMember(SymmemConfig config, Vertx vertx, ObjectMapper json, int httpPort, WorldEvents events) {
+        this(config, vertx, json, httpPort, events, null, 0);
+    }
+
+    /**
+     * A member that joins the world's next generation and, where this rank hosts the store, serves it on
+     * {@code keptServer}, the server a member of an earlier generation hosted and gave up with
+     * {@link #releaseStoreServer()} (so the other ranks keep their store and its keys). It joins
+     * generation {@code firstGeneration} or a later one.
+     */
+    public WorldMember(SymmemConfig config, Vertx vertx, ObjectMapper json, int httpPort, WorldEvents events,
+            StoreServer keptServer, long firstGeneration) {
+        this.keptServer = keptServer;
+        this.firstGeneration = firstGeneration;
         this.config = config;
         this.vertx = vertx;
         this.json = json;
@@ -154,20 +147,11 @@ public final class WorldMember implements AutoCloseable {
                 throw new InvalidConfigurationException(problems);
             }
             Duration storeTimeout = config.timeout().store();
-            if (config.hostsStore()) {
-                StoreServer hosting = new StoreServer(vertx, StoreConnector.limits(config));
-                int port;
-                try {
-                    port = hosting.listen(config.masterAddr(), config.masterPort()).await().atMost(storeTimeout);
-                } catch (RuntimeException notBound) {
-                    hosting.close();  // there is no store for the other ranks to reach: nothing to keep up
-                    throw notBound;
-                }
-                server = hosting;
+            if (config.hostsStore() && keptServer != null) {
+                server = keptServer;
+            } else if (config.hostsStore()) {
+                server = connector.host(storeTimeout);
                 LOG.infof("rank 0 hosts the store at %s", storeAddress());
-                if (config.store().portFile().isPresent()) {
-                    StoreConnector.publishPort(Path.of(config.store().portFile().get()), port);
-                }
                 events.storeHosted(server);
             }
             if (server == null && config.store().url().isEmpty()) {
@@ -176,9 +160,19 @@ public final class WorldMember implements AutoCloseable {
             liveness = new Liveness(config.rank());
             liveness.whenFailed(this::worldFailed);
             connectStore(storeTimeout);
-            runStore = runKeys.scoped(store);
-            runKeys.checkFirstJoin(runStore, storeTimeout, storeAddress());
+            Store wholeRun = runKeys.scoped(store);
+            generation = WorldGeneration.enter(wholeRun, config.worldSize(), firstGeneration, storeTimeout);
+            runStore = WorldGeneration.scoped(wholeRun, generation);
+            if (generation > 0) {
+                LOG.infof("rank %d joins generation %d of its world", config.rank(), generation);
+            }
             startLiveness(storeTimeout);
+            long mine = generation;
+            generationWatch = new GenerationWatch(vertx, wholeRun, mine, () -> joined || closed, now -> {
+                movedTo = now;
+                liveness.fail(java.util.Set.of(), "generation " + mine + " of the world was given up while rank "
+                        + config.rank() + " joined it (the world forms again as generation " + now + ")", false);
+            });
             world = new StoreExchange(runStore, GroupNames.WORLD, config.rank(), config.worldSize());
             BackendJoin.Joined opened = new BackendJoin(config, world, runStore, json, httpPort)
                     .join(config.timeout().rendezvous());
@@ -195,6 +189,7 @@ public final class WorldMember implements AutoCloseable {
                     backend.name(), backend.deviceName());
         } catch (RuntimeException | IOException e) {
             failedBeforeJoined = true;
+            stopWatchingGeneration();
             if (livenessAgent != null) {
                 livenessAgent.close();
             }
@@ -203,8 +198,37 @@ public final class WorldMember implements AutoCloseable {
             } else {
                 // The caller says it on one line (every command does); here it is for whoever debugs.
                 LOG.debugf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
+                giveUpGeneration();
+            }
+            Long moved = movedTo;
+            if (moved != null && !closed) {
+                throw new WorldGenerationMovedException(config.rank(), generation, moved, e);
             }
             throw e;
+        }
+    }
+
+    /** The generation of the world this member joined (or is joining); -1 before it reached the store. */
+    public long generation() {
+        return generation;
+    }
+
+    private void stopWatchingGeneration() {
+        GenerationWatch watch = generationWatch;
+        if (watch != null) {
+            watch.close();
+        }
+    }
+
+    /**
+     * This member's generation can no longer form or go on (its join failed, or the world did after it
+     * formed): the ranks that come next join the one after it. Best effort: a store that is gone has no
+     * counter to move.
+     */
+    public void giveUpGeneration() {
+        boolean storeLost = liveness != null && liveness.failure().map(WorldFailure::storeLost).orElse(false);
+        if (unguardedStore != null && generation >= 0 && !storeLost) {
+            WorldGeneration.giveUpQuietly(runKeys.scoped(unguardedStore), generation, config.timeout().store());
         }
     }
 
@@ -261,6 +285,17 @@ public final class WorldMember implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Hands the store server this rank hosts to whoever forms the next generation (a new member, given it
+     * at construction): {@link #close} then leaves it serving, with every key and connection. Null where
+     * this rank hosts none.
+     */
+    public synchronized StoreServer releaseStoreServer() {
+        StoreServer hosted = server;
+        serverReleased = true;
+        return hosted;
+    }
+
     /** The NCCL communicators of this rank's groups; null unless SYMMEM_BACKEND=nccl. */
     public NcclGroups ncclGroups() {
         return ncclGroups;
@@ -276,39 +311,16 @@ public final class WorldMember implements AutoCloseable {
         return new StoreExchange(runStore, group, rank, worldSize);
     }
 
-    /**
-     * Liveness runs on connections of its own: one holds the member key, the departure WAIT and the
-     * beats; the other the monitor's reads. On the hosting rank both are the in-process store.
-     */
+    /** Liveness on connections of its own (see {@link LivenessStart}), in this member's generation. */
     private void startLiveness(Duration storeTimeout) {
-        boolean hostedByRank0 = config.store().host() == StoreHost.RANK0 && etcdStore == null;
-        Store eventsStore;
-        Store probe;
-        TcpStoreClient eventsClient = null;
-        if (etcdStore != null) {
-            // One etcd client multiplexes every call: a watch never holds up a read.
-            eventsStore = runKeys.scoped(etcdStore);
-            probe = eventsStore;
-        } else if (server != null) {
-            eventsStore = runKeys.scoped(server.localStore());
-            probe = eventsStore;
-        } else {
-            eventsClient = connector.connect(storeTimeout);
-            livenessConnections.add(eventsClient);
-            Store probeClient = connector.connect(storeTimeout);
-            livenessConnections.add(probeClient);
-            eventsStore = runKeys.scoped(eventsClient);
-            probe = runKeys.scoped(probeClient);
-        }
-        livenessAgent = new LivenessAgent(liveness, eventsStore, probe, config.worldSize(), config.timeout().liveness(),
-                storeAddress(), hostedByRank0, events::worldRecord);
-        if (etcdStore != null) {
-            livenessAgent.useLeases(new LeaseMembers(etcdStore, runKeys.scope()));
-        }
-        if (eventsClient != null) {
-            eventsClient.whenConnectionLost(livenessAgent::connectionLost);
-        }
-        livenessAgent.start(storeTimeout);
+        String generationScope = generation == 0 ? "" : WorldGeneration.PREFIX + generation + "/";
+        livenessAgent = new LivenessStart(config, connector, this::generationScoped, runKeys.scope() + generationScope,
+                livenessConnections).start(server, etcdStore, liveness, storeAddress(), events, storeTimeout);
+    }
+
+    /** {@code base} as this member's generation of this run sees it. */
+    private Store generationScoped(Store base) {
+        return WorldGeneration.scoped(runKeys.scoped(base), generation);
     }
 
     /**
@@ -348,6 +360,7 @@ public final class WorldMember implements AutoCloseable {
         storeService.register().await().atMost(storeTimeout);
         EventBusStore viaBus = new EventBusStore(vertx, storeAddress(), storeTimeout);
         viaBus.ping().await().atMost(storeTimeout.plusSeconds(5));
+        unguardedStore = viaBus;
         store = new GuardedStore(viaBus, liveness);
     }
 
@@ -383,35 +396,17 @@ public final class WorldMember implements AutoCloseable {
                 // so that what is still pending fails at once instead of waiting for a store that is gone.
                 sharedStoreClient.whenConnectionLost(sharedStoreClient::close);
             }
-            runStore.set(LEFT_PREFIX + config.rank(), new byte[] {1}).await().atMost(timeout);
+            LeaveReports.report(runStore, config.rank(), timeout);
             confirmLeft(timeout);
             disconnectFromStore();
             return;
         }
-        List<String> others = new ArrayList<>();
-        for (int r = 1; r < config.worldSize(); r++) {
-            others.add(LEFT_PREFIX + r);
-        }
-        if (!others.isEmpty()) {
-            try {
-                runStore.await(others, waitForOthers).await().atMost(waitForOthers.plusSeconds(5));
-            } catch (RuntimeException e) {
-                // Leaving anyway: the ranks still running lose the store with this process, and say so.
-                LOG.warnf("rank 0 leaves before every other rank reported that it left: %s", e.getMessage());
-            }
-        }
+        LeaveReports.awaitOthers(runStore, config.worldSize(), waitForOthers);
         livenessAgent.leave(timeout);
         if (!config.hostsStore()) {
             // The store outlives this run: every rank is done with it, so take this run's keys away
             // (a long-lived store would otherwise grow by every run, and the run id can be used again).
-            try {
-                int removed = runKeys.remove(runStore, timeout);
-                LOG.infof("removed this run's %d keys from the store at %s", removed, storeAddress());
-            } catch (RuntimeException e) {
-                // The run itself is done; only the tidying failed (e.g. a server without LIST_KEYS).
-                LOG.warnf("could not remove this run's keys from the store at %s (they stay until it restarts): %s",
-                        storeAddress(), e.getMessage());
-            }
+            runKeys.removeAll(store, timeout, storeAddress());
         }
         disconnectFromStore();
     }
@@ -455,7 +450,8 @@ public final class WorldMember implements AutoCloseable {
             return;
         }
         closed = true;
-        if (server != null && failedBeforeJoined) {
+        stopWatchingGeneration();
+        if (server != null && failedBeforeJoined && !serverReleased) {
             LOG.infof("keeping the store at %s up for %s so that the other ranks can name who is missing",
                     storeAddress(), FAILED_HOST_LINGER);
             try {
@@ -478,7 +474,7 @@ public final class WorldMember implements AutoCloseable {
         if (storeBackend != null) {
             storeBackend.close();
         }
-        if (server != null) {
+        if (server != null && !serverReleased) {
             server.close();
         }
         if (ncclGroups != null) {

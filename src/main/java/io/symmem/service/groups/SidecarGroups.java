@@ -29,6 +29,8 @@ public class SidecarGroups {
     RankRuntime runtime;
 
     private final Map<String, CompletableFuture<SidecarGroup>> groups = new ConcurrentHashMap<>();
+    /** The world generation each group was made in: a group of a lost generation is not served. */
+    private final Map<String, Long> madeIn = new ConcurrentHashMap<>();
 
     /** The group of every rank. Its exchange is the sidecar's own (not the world rendezvous'), made once. */
     public SidecarGroup world() {
@@ -37,8 +39,22 @@ public class SidecarGroups {
 
     /** An existing group (the world included), or a 404 listing the groups there are. */
     public SidecarGroup get(String name) {
+        long now = runtime.generation();
+        Long generation = madeIn.get(name);
+        if (generation != null && generation != now) {
+            groups.remove(name);
+            madeIn.remove(name, generation);
+            if (!GroupNames.WORLD.equals(name)) {
+                throw new ApiProblem(410, "group '" + name + "' was made in generation " + generation + " of the world, which "
+                        + "was lost; the world formed again as generation " + now + ": make the group again with POST "
+                        + "/v1/groups on every member");
+            }
+        }
         if (GroupNames.WORLD.equals(name)) {
-            return groups.computeIfAbsent(name, n -> CompletableFuture.completedFuture(makeWorld())).join();
+            return groups.computeIfAbsent(name, n -> {
+                madeIn.put(n, now);
+                return CompletableFuture.completedFuture(makeWorld());
+            }).join();
         }
         CompletableFuture<SidecarGroup> made = groups.get(name);
         SidecarGroup group = made == null ? null : ready(made);
@@ -53,7 +69,9 @@ public class SidecarGroups {
     public List<String> names() {
         List<String> names = new ArrayList<>();
         names.add(GroupNames.WORLD);
-        groups.keySet().stream().filter(n -> !n.equals(GroupNames.WORLD)).sorted().forEach(names::add);
+        long now = runtime.generation();
+        groups.keySet().stream().filter(n -> !n.equals(GroupNames.WORLD) && madeIn.getOrDefault(n, now) == now).sorted()
+                .forEach(names::add);
         return names;
     }
 
@@ -90,11 +108,13 @@ public class SidecarGroups {
             throw new ApiProblem(400, e.getMessage());
         }
         Store store = runStore();
+        forgetIfOfALostGeneration(name);
         CompletableFuture<SidecarGroup> fresh = new CompletableFuture<>();
         CompletableFuture<SidecarGroup> made = groups.putIfAbsent(name, fresh);
         boolean mine = made == null;
         if (mine) {
             made = fresh;
+            madeIn.put(name, runtime.generation());
             GroupRanks.agree(store, name, ranks, rank, timeout).subscribe().with(
                     ok -> fresh.complete(SidecarGroup.of(name, ranks, GroupRanks.indexOf(ranks, rank), runtime::exchange)),
                     failure -> {
@@ -109,6 +129,14 @@ public class SidecarGroups {
             }
             return new Made(group, mine);
         });
+    }
+
+    /** A group made in a generation of the world that was lost is gone: the name may be used again. */
+    private void forgetIfOfALostGeneration(String name) {
+        Long generation = madeIn.get(name);
+        if (generation != null && generation != runtime.generation() && madeIn.remove(name, generation)) {
+            groups.remove(name);
+        }
     }
 
     /** A group and whether this call made it. */

@@ -41,6 +41,8 @@ public final class WorldView {
     private final List<MultiEmitter<? super WorldEvent>> subscribers = new CopyOnWriteArrayList<>();
     private final Consumer<WorldEvent> published;
     private long seq;
+    /** The generation of the world the entries describe (see io.symmem.world.WorldGeneration). */
+    private long generation;
 
     /** @param published told of every event, in order, under the view's lock (the event bus); must not block */
     public WorldView(int self, int worldSize, Consumer<WorldEvent> published) {
@@ -78,7 +80,7 @@ public final class WorldView {
             case LEFT, GONE -> "departed";
         };
         Boolean orderly = next.isFinal() ? next == RankState.LEFT : null;
-        emit(new WorldEvent(++seq, type, record.rank(), null, orderly, record.detail(), now));
+        emit(new WorldEvent(++seq, type, record.rank(), null, orderly, record.detail(), now, generation));
     }
 
     /** This rank aborted its world: the ranks named are gone (unless they had left), and an {@code aborted} event follows. */
@@ -89,7 +91,31 @@ public final class WorldView {
                 ranks[r] = new RankEntry(r, RankState.GONE, failure.reason(), now);
             }
         }
-        emit(new WorldEvent(++seq, "aborted", self, sorted(failure.ranks()), null, failure.reason(), now));
+        emit(new WorldEvent(++seq, "aborted", self, sorted(failure.ranks()), null, failure.reason(), now, generation));
+    }
+
+    /**
+     * This rank formed the world again, as {@code generation}, after it was lost: every rank is in it and
+     * ready (the rendezvous of the generation passed), so every entry starts over as ready; a
+     * {@code reformed} event says so. Entries of the old generation that come late change nothing.
+     */
+    public synchronized void reformed(long newGeneration, String reason) {
+        Instant now = Instant.now();
+        generation = newGeneration;
+        for (int r = 0; r < ranks.length; r++) {
+            ranks[r] = new RankEntry(r, RankState.READY, "generation " + newGeneration, now);
+        }
+        emit(new WorldEvent(++seq, "reformed", self, allRanks(), null, reason, now, newGeneration));
+    }
+
+    /** A rank that joined a later generation at its start (it restarted): its events carry that number. */
+    public synchronized void joinedGeneration(long joined) {
+        generation = joined;
+    }
+
+    /** The generation the entries describe: 0 until the world re-forms. */
+    public synchronized long generation() {
+        return generation;
     }
 
     public synchronized List<RankEntry> ranks() {
@@ -133,6 +159,14 @@ public final class WorldView {
             s.emit(event);
         }
         published.accept(event);
+    }
+
+    private List<Integer> allRanks() {
+        List<Integer> all = new ArrayList<>();
+        for (int r = 0; r < ranks.length; r++) {
+            all.add(r);
+        }
+        return all;
     }
 
     private static List<Integer> sorted(Collection<Integer> ranks) {
