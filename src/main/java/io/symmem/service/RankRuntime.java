@@ -89,6 +89,8 @@ public class RankRuntime {
     private final WorldReform reform = new WorldReform(this);
     /** The process stops: no new generation is formed. */
     private volatile boolean stopping;
+    /** The ranks found gone since this rank was last ready (a world forming again may lose more). */
+    private final java.util.SortedSet<Integer> ranksGone = new java.util.TreeSet<>();
     /** How this rank joins, holds and leaves its world; null until started. */
     private volatile WorldMember member;
     /** Pools made by {@link #createPool}: shown in /v1/info and the metrics until closed. */
@@ -141,6 +143,11 @@ public class RankRuntime {
     public long generation() {
         WorldMember m = member;
         return m == null ? 0 : Math.max(0, m.generation());
+    }
+
+    /** The ranks found gone since this rank was last ready, as "[0, 2]"; empty while none is. */
+    public synchronized String ranksGone() {
+        return ranksGone.isEmpty() ? "" : ranksGone.toString();
     }
 
     /** How many times this rank formed its world again after losing it. */
@@ -308,10 +315,14 @@ public class RankRuntime {
      * ({@link WorldReform}), without anyone restarting it.
      */
     private void worldFailed(WorldFailure failure) {
-        boolean wasReady = state == State.READY;
-        if (state == State.READY || state == State.JOINING) {
-            error = failure.reason();
-            state = wasReady ? State.LOST : State.FAILED;
+        boolean wasReady;
+        synchronized (this) {
+            wasReady = state == State.READY;
+            if (state == State.READY || state == State.JOINING || state == State.LOST) {
+                error = failure.reason();
+                state = wasReady || state == State.LOST ? State.LOST : State.FAILED;
+            }
+            ranksGone.addAll(failure.ranks());
         }
         view.aborted(failure);
         if (wasReady && !stopping) {
@@ -337,7 +348,9 @@ public class RankRuntime {
         // The old generation's waits were aborted process-wide; the next generation's must run.
         NativeCore.resetAbort();
         member = newMember(kept, old.generation() + 1);
-        state = State.JOINING;
+        if (state != State.LOST) {
+            state = State.JOINING;  // a first join that goes on in the next generation
+        }
         return true;
     }
 
@@ -352,6 +365,7 @@ public class RankRuntime {
             error = null;
             state = State.READY;
             left = false;
+            ranksGone.clear();
         }
         reforms.incrementAndGet();
         view.reformed(m.generation(), why);

@@ -10,7 +10,8 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Ready once this rank has joined the world (store reached, backend open, every rank met), and as
  * long as no peer and not the store has been found gone since: a world with a dead rank must not
- * receive traffic. Liveness (the process itself) is another check's business.
+ * receive traffic. A rank that lost its world forms it again (the next generation) and is ready again
+ * once every rank is in it; meanwhile it names the ranks found gone. Liveness (the process itself) is another check's business.
  */
 @Readiness
 @ApplicationScoped
@@ -28,9 +29,14 @@ public class WorldReadinessCheck implements HealthCheck {
         if (runtime.error() != null) {
             response.withData("error", runtime.error());
         }
-        if (runtime.liveness() != null) {
-            runtime.liveness().failure().ifPresent(f -> response.withData("ranksGone", f.rankList()));
+        String gone = runtime.ranksGone();
+        if (!gone.isEmpty()) {
+            response.withData("ranksGone", gone);
         }
+        if (runtime.state() == RankRuntime.State.LOST) {
+            response.withData("reforming", true);  // it forms the world again, as the next generation
+        }
+        response.withData("generation", runtime.generation());
         return response.build();
     }
 }

@@ -13,11 +13,11 @@ import java.time.Duration;
  *
  * <p>The store holds one counter, {@value #KEY} (absent means 0): the generation that ranks join now.
  * A rank reads it and counts itself into that generation's joins. A count above the world size means
- * the generation was formed before (a restarted rank arrives, survivors come back, or a run that did
- * not end in order left its keys): the rank moves the counter one up, by compare-and-set so that many
- * ranks doing it at once move it once, and tries there. A generation in which a join or the world
- * failed is given up the same way ({@link #giveUp}), and a rank still joining a generation that was
- * given up follows the counter ({@link #current}) instead of waiting out its deadline.
+ * the generation was formed before (a restarted rank arrives, or a run that did not end in order left
+ * its keys): the rank moves the counter one up, by compare-and-set so that many ranks doing it at once
+ * move it once, and tries there. The survivors of a generation whose world failed give it up the same
+ * way ({@link #giveUp}), and a rank still joining a generation that was given up follows the counter
+ * ({@link #current}) instead of waiting out its deadline.
  *
  * <p>Generation 0 keeps the keys where they always were (no prefix), so a world that never re-forms
  * writes exactly the keys it did before generations existed.

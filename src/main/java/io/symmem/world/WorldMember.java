@@ -198,7 +198,6 @@ public final class WorldMember implements AutoCloseable {
             } else {
                 // The caller says it on one line (every command does); here it is for whoever debugs.
                 LOG.debugf("rank %d failed to join the world: %s", config.rank(), e.getMessage());
-                giveUpGeneration();
             }
             Long moved = movedTo;
             if (moved != null && !closed) {
@@ -221,8 +220,8 @@ public final class WorldMember implements AutoCloseable {
     }
 
     /**
-     * This member's generation can no longer form or go on (its join failed, or the world did after it
-     * formed): the ranks that come next join the one after it. Best effort: a store that is gone has no
+     * This member's generation can no longer go on (its world failed, or this rank's join of it did and
+     * the rank joins again): the ranks that come next join the one after it. Best effort: a store that is gone has no
      * counter to move.
      */
     public void giveUpGeneration() {
