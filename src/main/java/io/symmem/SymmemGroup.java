@@ -56,6 +56,8 @@ public final class SymmemGroup implements AutoCloseable {
     private final Map<String, StoreExchange> namedExchanges = new HashMap<>();
     private final Map<String, Integer> poolsByThread = new HashMap<>();  // guarded by this (pool)
     private boolean closed;
+    /** Why this group's generation of the world is gone (see {@link #retire}); null while it is current. */
+    private volatile String lost;
 
     SymmemGroup(SymmemWorld world, WorldMember member, String name, int[] worldRanks) {
         this.world = world;
@@ -348,9 +350,33 @@ public final class SymmemGroup implements AutoCloseable {
     }
 
     private void checkOpen() {
+        String why = lost;
+        if (why != null) {
+            throw new GenerationLostException("group '" + name + "': " + why);
+        }
         if (closed) {
             throw new IllegalStateException("group '" + name + "' is closed");
         }
+    }
+
+    /**
+     * The world formed again as a new generation: this group and its buffers are of the lost one. Frees
+     * what can be freed (nothing waits for the peers, whose calls failed with the world), and every later
+     * call says {@code why}.
+     */
+    void retire(String why) {
+        lost = why;
+        try {
+            close();
+        } catch (RuntimeException e) {
+            org.jboss.logging.Logger.getLogger(SymmemGroup.class).debugf("group '%s' of the lost generation did not close "
+                    + "cleanly: %s", name, e.getMessage());
+        }
+    }
+
+    /** Why this group's generation of the world is gone, or null while it is current. */
+    String lostGeneration() {
+        return lost;
     }
 
     /**

@@ -39,8 +39,8 @@ import java.util.stream.IntStream;
 public final class SymmemWorld implements AutoCloseable {
     private final SymmemConfig config;
     private final Vertx vertx;
-    private final WorldMember member;
-    private final SymmemGroup worldGroup;
+    private volatile WorldMember member;
+    private volatile SymmemGroup worldGroup;
     private final List<SymmemGroup> groups = new ArrayList<>();
     private boolean closed;
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SymmemWorld.class);
@@ -52,6 +52,48 @@ public final class SymmemWorld implements AutoCloseable {
         this.member = member;
         this.worldGroup = new SymmemGroup(this, member, GroupNames.WORLD, IntStream.range(0, config.worldSize()).toArray());
         groups.add(worldGroup);
+    }
+
+    /**
+     * Forms the world again after it was lost (a rank died or restarted, or the store's host did): this
+     * rank gives up the lost generation and joins the next one, beside the other survivors (each calls
+     * this) and the restarted rank; returns once every rank is in it, or throws past
+     * SYMMEM_TIMEOUT_RENDEZVOUS. Every group and buffer made before is of the lost generation: a call on one
+     * throws {@link GenerationLostException}; make the groups and buffers again ({@link #group()} is the new
+     * world group). Where this rank hosts the store it keeps serving it, with every key and connection.
+     *
+     * <pre>{@code
+     * try {
+     *     world.group().allReduce(buffer, ReduceOp.SUM);
+     * } catch (PeerLostException lost) {
+     *     world.formAgain();                                   // every surviving rank does; the dead one restarts
+     *     buffer = world.group().allocate(DType.FLOAT32, n);   // what the lost generation held is gone
+     * }
+     * }</pre>
+     *
+     * The native waits were aborted process-wide when the world failed; this clears that, so a second
+     * world in the same process must not be relying on the abort.
+     */
+    public synchronized void formAgain() {
+        checkOpen();
+        WorldMember old = member;
+        String why = "generation " + Math.max(0, old.generation()) + " of the world was lost ("
+                + old.liveness().failure().map(WorldFailure::reason).orElse("this rank formed it again")
+                + "): make it again (world.group(...)) and allocate its buffers again";
+        for (SymmemGroup g : groups) {
+            g.retire(why);
+        }
+        groups.clear();
+        WorldMember joined = WorldReforming.next(old, config, vertx, attempt -> member = attempt);
+        member = joined;
+        worldGroup = new SymmemGroup(this, joined, GroupNames.WORLD, IntStream.range(0, config.worldSize()).toArray());
+        groups.add(worldGroup);
+        LOG.infof("rank %d formed its world again as generation %d", config.rank(), joined.generation());
+    }
+
+    /** The generation of the world this rank is in: 0 until the world first forms again. */
+    public long generation() {
+        return Math.max(0, member.generation());
     }
 
     /** Joins (blocking); on failure releases what was taken and throws the reason. */
@@ -150,7 +192,8 @@ public final class SymmemWorld implements AutoCloseable {
 
     /** Why the world can no longer work (a rank or the store gone), once that has happened. */
     public Optional<WorldFailure> failure() {
-        return member.liveness().failure();
+        io.symmem.liveness.Liveness liveness = member.liveness();
+        return liveness == null ? Optional.empty() : liveness.failure();
     }
 
     private void checkOpen() {
@@ -190,7 +233,7 @@ public final class SymmemWorld implements AutoCloseable {
         }
         released = true;
         try {
-            if (member.liveness().failure().isEmpty()) {
+            if (member.joined() && member.liveness().failure().isEmpty()) {
                 member.leave();
             }
         } catch (io.symmem.store.StoreConnectionLostException | io.symmem.liveness.PeerLostException worldFailed) {

@@ -211,6 +211,10 @@ public final class SymmetricBuffer implements AutoCloseable {
     }
 
     private void checkOpen() {
+        String lost = group.lostGeneration();
+        if (lost != null) {
+            throw new GenerationLostException("the " + dtype.shortName() + " buffer of group '" + group.name() + "': " + lost);
+        }
         if (closed) {
             throw new IllegalStateException("the " + dtype.shortName() + " buffer of group '" + group.name() + "' is closed");
         }

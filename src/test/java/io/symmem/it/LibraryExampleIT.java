@@ -141,6 +141,98 @@ class LibraryExampleIT {
         }
     }
 
+    @Test
+    void aWorldThatLostARankFormsAgainWithTheRestartedRank() throws Exception {
+        // Each rank adds rank + 1 to every element: the sum is 6 on every step of every generation. A rank
+        // counts the steps of its current generation only, so all three end together in the last one.
+        String source = """
+                import io.symmem.*;
+                import io.symmem.collective.*;
+                import io.symmem.liveness.PeerLostException;
+                import io.symmem.nativ.NativeException;
+
+                public class FormAgainOnLoss {
+                    public static void main(String[] args) throws Exception {
+                        int steps = Integer.parseInt(args[0]);
+                        try (SymmemWorld world = Symmem.fromEnvironment()) {
+                            SymmemGroup group = world.group();
+                            SymmetricBuffer buffer = group.allocate(DType.FLOAT32, 4);
+                            float mine = world.rank() + 1;
+                            int done = 0;
+                            while (done < steps) {
+                                try {
+                                    buffer.write(new float[] {mine, mine, mine, mine});
+                                    group.allReduce(buffer, ReduceOp.SUM);
+                                    float[] sum = new float[4];
+                                    buffer.read(sum);
+                                    for (float v : sum) {
+                                        if (v != 6f) {
+                                            throw new AssertionError("step " + done + ": " + java.util.Arrays.toString(sum));
+                                        }
+                                    }
+                                    done++;
+                                    if (done == 5) {
+                                        System.out.println("STEPPING " + world.rank() + " generation " + world.generation());
+                                    }
+                                    Thread.sleep(10);
+                                } catch (PeerLostException | NativeException failed) {
+                                    // A rank is gone (or a peer gave this collective up because it saw that first).
+                                    System.out.println("FAILED " + failed.getMessage());
+                                    world.formAgain();
+                                    try {
+                                        group.allReduce(buffer, ReduceOp.SUM);
+                                    } catch (GenerationLostException old) {
+                                        System.out.println("OLD GROUP: " + old.getMessage());
+                                    }
+                                    group = world.group();
+                                    buffer = group.allocate(DType.FLOAT32, 4);
+                                    done = 0;
+                                }
+                            }
+                            System.out.println("DONE " + world.rank() + " generation " + world.generation());
+                        }
+                    }
+                }
+                """;
+        Path dir = compile(source);
+        String classPath = dir + File.pathSeparator + libraryClassPath();
+        int store = Ports.free();
+        List<RankProcess> ranks = new ArrayList<>();
+        try {
+            for (int r = 0; r < 3; r++) {
+                ranks.add(RankProcess.startClass("reform" + r, world3(r, store), classPath, "FormAgainOnLoss", "300"));
+            }
+            for (int r = 0; r < 3; r++) {
+                ranks.get(r).awaitOutput("STEPPING " + r + " generation 0", 120);
+            }
+            ranks.get(2).kill();
+            ranks.set(2, RankProcess.startClass("reform2-again", world3(2, store), classPath, "FormAgainOnLoss", "300"));
+            for (int r = 0; r < 3; r++) {
+                RankProcess p = ranks.get(r);
+                int code = p.exitCode(120);
+                StringBuilder every = new StringBuilder();
+                for (int o = 0; o < 3; o++) {
+                    every.append("---- rank ").append(o).append('\n').append(ranks.get(o).output()).append(ranks.get(o).errors());
+                }
+                String all = every.toString();
+                assertThat(code).as(all).isZero();
+                assertThat(p.output()).as(all).contains("DONE " + r + " generation 1");
+                if (r < 2) {
+                    assertThat(p.output()).as(all).containsPattern("FAILED .*rank 2")
+                            .containsPattern("OLD GROUP: group 'world': generation 0 of the world was lost \\(.*\\): make it again");
+                }
+            }
+        } finally {
+            ranks.forEach(RankProcess::close);
+        }
+    }
+
+    private static Map<String, String> world3(int rank, int store) {
+        Map<String, String> env = env(rank, store, Map.of());
+        env.put("WORLD_SIZE", "3");
+        return env;
+    }
+
     private static Map<String, String> env(int rank, int store, Map<String, String> extra) {
         Map<String, String> env = new java.util.HashMap<>(extra);
         env.put("RANK", Integer.toString(rank));
