@@ -50,8 +50,14 @@ public class ChaosCommand implements Callable<Integer> {
             description = "How long survivors get, after the kill, to exit before they count as hung (default ${DEFAULT-VALUE}).")
     int boundSeconds;
 
-    @Option(names = "--log", description = "Write every rank's output of every round here.")
+    @Option(names = "--log", description = "Write every rank's output of every round here (with --restart: a directory "
+            + "for each rank's log).")
     Path log;
+
+    @Option(names = "--restart", description = "Instead: one world of `serve` ranks in which each round kills a rank and "
+            + "starts it again with the same RANK; prints the time from its start until every rank is ready again in the "
+            + "world's next generation (p50, max). Exit 0 only if every round re-formed within --bound-seconds.")
+    boolean restart;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -65,6 +71,13 @@ public class ChaosCommand implements Callable<Integer> {
         }
         long usedSeed = seed != null ? seed : System.nanoTime();
         SplittableRandom random = new SplittableRandom(usedSeed);
+        if (restart) {
+            Path logs = RestartRounds.logDir(log);
+            System.out.printf("symmem chaos --restart: %d rounds of %d serve ranks, backend %s, seed %d, logs in %s%n", rounds,
+                    ranks, System.getenv().getOrDefault("SYMMEM_BACKEND", "host"), usedSeed, logs);
+            RestartRounds world = new RestartRounds(ranks, freePort(), freePort(ranks), freePort(ranks), boundSeconds * 1000L, logs);
+            return world.run(rounds, random, victim, System.out) ? 0 : 1;
+        }
         // The defaults of the deadlines stay: only liveness can explain a survivor that fails fast.
         ChaosRound round = new ChaosRound(List.of("chaos-rank", "--size", Long.toString(size)), ranks, Map.of(), boundSeconds * 1000L);
         System.out.printf("symmem chaos: %d rounds of %d ranks, backend %s, seed %d%n", rounds, ranks,

@@ -101,6 +101,20 @@ class RejoinIT {
         assertThat(allReduce(3)).isEqualTo("[18]");
     }
 
+    @Test
+    void theChaosCommandRestartsRanksRoundAfterRound() throws Exception {
+        try (RankProcess chaos = RankProcess.start("chaos-restart", Map.of("SYMMEM_BACKEND", "host"), "chaos", "--restart",
+                "--ranks", "3", "--rounds", "3", "--seed", "7")) {
+            int code = chaos.exitCode(240);
+            String out = chaos.output();
+            assertThat(out).as(out).containsPattern("round +1: rank \\d restarted; every rank ready in generation 1 after \\d+ ms")
+                    .containsPattern("round +3: rank \\d restarted; every rank ready in generation 3 after \\d+ ms")
+                    .containsPattern("3 rounds: restarted rank's start to every rank ready: p50 \\d+ ms, max \\d+ ms")
+                    .contains("symmem chaos --restart: PASS");
+            assertThat(code).as(out).isZero();
+        }
+    }
+
     private void startAll(String name) throws Exception {
         for (int r = 0; r < WORLD; r++) {
             ranks.add(start(name, r, 0));
