@@ -32,9 +32,23 @@ public final class LocalLauncher {
     private final Duration gracePeriod;
     private final PrintStream out;
     private final Map<String, String> env;
+    /** This machine's place among the job's nodes (torchrun's --nnodes and --node-rank); 1 and 0 alone. */
+    private int nodes = 1;
+    private int node = 0;
 
     public LocalLauncher(int ranks, String masterAddr, int masterPort, Duration gracePeriod, PrintStream out) {
         this(ranks, masterAddr, masterPort, gracePeriod, out, System.getenv());
+    }
+
+    /**
+     * This launcher starts node {@code node}'s ranks of a job of {@code nodes} nodes: RANK node × N to
+     * node × N + N - 1 of WORLD_SIZE nodes × N. The store is the job's rank 0's, on node 0 at
+     * MASTER_ADDR:MASTER_PORT (a port of 0 cannot be told to other machines).
+     */
+    public LocalLauncher onNode(int nodes, int node) {
+        this.nodes = nodes;
+        this.node = node;
+        return this;
     }
 
     /** With the environment the port checks read given (tests); the ranks inherit this process's. */
@@ -61,8 +75,9 @@ public final class LocalLauncher {
         List<Thread> pumps = new ArrayList<>();
         Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once.
-        boolean rank0Binds = masterPort == 0 && env.get("SYMMEM_STORE") == null;
+        // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once. On a node other
+        // than 0 no local rank is the job's rank 0 (and the port is a fixed one): every rank starts at once too.
+        boolean rank0Binds = masterPort == 0 && env.get("SYMMEM_STORE") == null && node == 0;
         Path portDir = rank0Binds ? Files.createTempDirectory("symmem-launch") : null;
         boolean othersReadPortFile = rank0Binds && rank0HostsStore(env);
         try {
@@ -134,11 +149,11 @@ public final class LocalLauncher {
     /** Starts one rank with torchrun's variables (and {@code extra}), its output pumped with its rank in front. */
     private void start(List<String> command, int rank, Map<String, String> extra, List<Process> processes, List<Thread> pumps)
             throws IOException {
-        ProcessBuilder builder = SelfCommand.localRank(command, rank, ranks, masterAddr);
+        ProcessBuilder builder = SelfCommand.nodeRank(command, node, rank, ranks, nodes, masterAddr);
         builder.environment().putAll(extra);
         Process process = builder.start();
         processes.add(process);
-        pumps.add(pump(rank, process));
+        pumps.add(pump(node * ranks + rank, process));
     }
 
     /**

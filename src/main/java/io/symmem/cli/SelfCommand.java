@@ -16,12 +16,20 @@ final class SelfCommand {
      * WORLD_SIZE = LOCAL_WORLD_SIZE = {@code ranks}, MASTER_ADDR; stderr merged into stdout.
      */
     static ProcessBuilder localRank(List<String> arguments, int rank, int ranks, String masterAddr) {
+        return nodeRank(arguments, 0, rank, ranks, 1, masterAddr);
+    }
+
+    /**
+     * Local rank {@code localRank} of node {@code node} (of {@code nodes}, {@code perNode} ranks each), as
+     * torchrun numbers them: RANK = node × perNode + LOCAL_RANK, WORLD_SIZE = nodes × perNode.
+     */
+    static ProcessBuilder nodeRank(List<String> arguments, int node, int localRank, int perNode, int nodes, String masterAddr) {
         ProcessBuilder builder = new ProcessBuilder(of(arguments)).redirectErrorStream(true);
         Map<String, String> env = builder.environment();
-        env.put("RANK", Integer.toString(rank));
-        env.put("LOCAL_RANK", Integer.toString(rank));
-        env.put("WORLD_SIZE", Integer.toString(ranks));
-        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+        env.put("RANK", Integer.toString(node * perNode + localRank));
+        env.put("LOCAL_RANK", Integer.toString(localRank));
+        env.put("WORLD_SIZE", Integer.toString(nodes * perNode));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(perNode));
         env.put("MASTER_ADDR", masterAddr);
         return builder;
     }

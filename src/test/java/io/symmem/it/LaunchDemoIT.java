@@ -42,6 +42,34 @@ class LaunchDemoIT {
     }
 
     @Test
+    void twoNodesEachLaunchTheirRanksOfOneWorld() throws Exception {
+        // Two "nodes" on this machine, as two pods of the StatefulSet each run one launch: node 1's ranks are
+        // RANK 2 and 3 of WORLD_SIZE 4, LOCAL_RANK 0 and 1; node 0's rank 0 serves the store at the fixed port.
+        int store = Ports.free();
+        try (RankProcess node0 = RankProcess.start("node0", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2)),
+                        "SYMMEM_MANAGEMENT_PORT", Integer.toString(Ports.freeBlock(2)), "NNODES", "2", "NODE_RANK", "0"),
+                "launch", "-n", "2", "--master-port", Integer.toString(store), "demo", "--sizes", "4KiB", "--min-time-ms", "20");
+             RankProcess node1 = RankProcess.start("node1", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(2)),
+                        "SYMMEM_MANAGEMENT_PORT", Integer.toString(Ports.freeBlock(2))),
+                "launch", "--nnodes", "2", "--node-rank", "1", "-n", "2", "--master-port", Integer.toString(store), "demo",
+                "--sizes", "4KiB", "--min-time-ms", "20")) {
+            assertThat(node0.exitCode(180)).as(node0.output() + node1.output()).isZero();
+            assertThat(node1.exitCode(180)).as(node0.output() + node1.output()).isZero();
+            assertThat(node0.output()).contains("rank 0 of 4 joined").contains("rank 1 of 4 joined").contains("[0] PASS");
+            assertThat(node1.output()).contains("[2] ").contains("rank 2 of 4 joined").contains("rank 3 of 4 joined");
+        }
+    }
+
+    @Test
+    void aJobOfSeveralNodesNeedsAFixedStorePort() throws Exception {
+        try (RankProcess launcher = RankProcess.start("nodes-no-port", Map.of(), "launch", "--nnodes", "2", "--node-rank", "1",
+                "-n", "2", "demo")) {
+            assertThat(launcher.exitCode(60)).isEqualTo(2);
+            assertThat(launcher.output()).contains("with --nnodes 2 every node must know where the store is: give --master-port");
+        }
+    }
+
+    @Test
     void theFirstFailingRankStopsTheOthersAndTheLauncherFails() throws Exception {
         // Rank 2 asks for a different size: every rank fails the size check; the launcher must exit non-zero.
         try (RankProcess launcher = RankProcess.start("launch-mismatch", Map.of("SYMMEM_HTTP_PORT", Integer.toString(Ports.freeBlock(4))),
