@@ -73,7 +73,15 @@ public final class LocalLauncher {
         }
         List<Process> processes = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
-        Thread stopOnExit = new Thread(() -> processes.forEach(Process::destroyForcibly));
+        // Stopped from outside (SIGTERM, as Kubernetes stops a pod whose PID 1 this launcher is): the ranks get
+        // the same signal, so that they leave their world in order, and are killed only past the grace period.
+        Thread stopOnExit = new Thread(() -> {
+            try {
+                stopAll(processes);
+            } catch (InterruptedException e) {
+                processes.forEach(Process::destroyForcibly);
+            }
+        });
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         // With the store on etcd (SYMMEM_STORE) no rank hosts one: every rank starts at once. On a node other
         // than 0 no local rank is the job's rank 0 (and the port is a fixed one): every rank starts at once too.
