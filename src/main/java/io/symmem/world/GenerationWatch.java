@@ -7,13 +7,15 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * Follows the store's generation counter while a member joins: when another rank gave the member's
- * generation up (its join failed there, or it came back to a world that had formed), the member hears
- * of it within one poll and can cut its join short, rather than wait out its rendezvous deadline.
+ * Follows the store's generation counter while a member joins and while it is in its world: when
+ * another rank gave the member's generation up (survivors that lost a rank, or a rank that came back
+ * to a world that had formed), the member hears of it within one poll: a join is cut short rather than
+ * waiting out its rendezvous deadline, and a formed world fails at once (so a rank that left in order
+ * and came back is met by a world that forms again, not by ranks still in the old generation).
  */
 final class GenerationWatch implements AutoCloseable {
-    /** How often a joining member reads the counter: one small request, a few times a second. */
-    static final Duration POLL = Duration.ofMillis(200);
+    /** How often a member reads the counter: one small request, four times a second per rank. */
+    static final Duration POLL = Duration.ofMillis(250);
 
     private final Vertx vertx;
     private volatile long timer = -1;

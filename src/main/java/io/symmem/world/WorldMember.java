@@ -103,15 +103,13 @@ public final class WorldMember implements AutoCloseable {
     private volatile long generation = -1;
     /** The generation the counter moved to while this member was joining; null while it has not. */
     private volatile Long movedTo;
-    /** The store without the liveness guard: the generation is given up after the world failed. */
-    private volatile Store unguardedStore;
+    private volatile Store unguardedStore;  // no liveness guard: the generation is given up after the world failed
     private volatile GenerationWatch generationWatch;
+    private volatile boolean leaving;  // in order: the generation counter is no longer this member's business
     /** The hosted server went to the next generation's member: close() leaves it serving. */
     private volatile boolean serverReleased;
 
-    /**
-     * @param httpPort the port this rank serves HTTP on, shown to its peers; 0 where it serves none
-     */
+    /** @param httpPort the port this rank serves HTTP on, shown to its peers; 0 where it serves none */
     public WorldMember(SymmemConfig config, Vertx vertx, ObjectMapper json, int httpPort, WorldEvents events) {
         this(config, vertx, json, httpPort, events, null, 0);
     }
@@ -168,10 +166,17 @@ public final class WorldMember implements AutoCloseable {
             }
             startLiveness(storeTimeout);
             long mine = generation;
-            generationWatch = new GenerationWatch(vertx, wholeRun, mine, () -> joined || closed, now -> {
-                movedTo = now;
-                liveness.fail(java.util.Set.of(), "generation " + mine + " of the world was given up while rank "
-                        + config.rank() + " joined it (the world forms again as generation " + now + ")", false);
+            // For as long as this member is in its world: a rank that restarted (or survivors that lost one)
+            // moved the counter, and this generation can no longer go on, even if no rank of it died here.
+            generationWatch = new GenerationWatch(vertx, wholeRun, mine, () -> closed || leaving, now -> {
+                if (!joined) {
+                    movedTo = now;
+                }
+                liveness.fail(java.util.Set.of(), joined
+                        ? "the world forms again as generation " + now + " (a rank restarted, or the others lost one): "
+                                + "generation " + mine + " cannot go on"
+                        : "generation " + mine + " of the world was given up while rank " + config.rank()
+                                + " joined it (the world forms again as generation " + now + ")", false);
             });
             world = new StoreExchange(runStore, GroupNames.WORLD, config.rank(), config.worldSize());
             BackendJoin.Joined opened = new BackendJoin(config, world, runStore, json, httpPort)
@@ -380,6 +385,8 @@ public final class WorldMember implements AutoCloseable {
         if (!joined) {
             return;
         }
+        leaving = true;
+        stopWatchingGeneration();
         Duration timeout = config.timeout().store();
         if (nvshmem != null) {
             nvshmem.finalizeWorld(config.timeout().rendezvous());

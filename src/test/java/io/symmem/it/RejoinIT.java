@@ -102,6 +102,20 @@ class RejoinIT {
     }
 
     @Test
+    void aRankStoppedInOrderAndStartedAgainIsMetByAWorldThatFormsAgain() throws Exception {
+        // SIGTERM, as Kubernetes stops a pod it drains: the rank leaves in order, so no survivor sees a death;
+        // its return moves the world's generation, and the survivors form the world again with it.
+        startAll("drain");
+        assertThat(ranks.get(1).terminate(30)).as(ranks.get(1).output()).isZero();
+        ranks.set(1, start("drain", 1, 1));
+        awaitAllReady(Duration.ofSeconds(90));
+        for (int r = 0; r < WORLD; r++) {
+            assertThat(getJson(base + r, "/v1/world").get("generation").asLong()).as("rank %d", r).isEqualTo(1);
+        }
+        assertThat(allReduce(4)).isEqualTo("[24]");
+    }
+
+    @Test
     void theChaosCommandRestartsRanksRoundAfterRound() throws Exception {
         try (RankProcess chaos = RankProcess.start("chaos-restart", Map.of("SYMMEM_BACKEND", "host"), "chaos", "--restart",
                 "--ranks", "3", "--rounds", "3", "--seed", "7")) {
