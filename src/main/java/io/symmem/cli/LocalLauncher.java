@@ -65,7 +65,10 @@ public final class LocalLauncher {
         Map<String, String> ports;
         try {
             PortBlocks blocks = new PortBlocks(ranks);
-            blocks.checkStorePort(env, masterAddr, masterPort);
+            if (node == 0) {
+                // Only node 0's rank 0 binds the store's port; on another node it is node 0's, and in use.
+                blocks.checkStorePort(env, masterAddr, masterPort);
+            }
             ports = blocks.rankEnvironment(env, out);
         } catch (PortBlocks.PortTakenException e) {
             out.println("symmem launch: " + e.getMessage() + "; no rank was started");
