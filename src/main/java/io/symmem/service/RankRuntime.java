@@ -333,13 +333,17 @@ public class RankRuntime {
     /**
      * Gives up the current member's generation and puts a new member in its place, which joins the next
      * generation (the store server this rank hosts passes to it, with every key and connection). False
-     * when the rank is stopping.
+     * when the rank is stopping. The store call and the close run outside this runtime's lock, so that
+     * readiness and the HTTP API never wait for them.
      */
-    synchronized boolean replaceMember() {
-        if (stopping) {
-            return false;
+    boolean replaceMember() {
+        WorldMember old;
+        synchronized (this) {
+            if (stopping) {
+                return false;
+            }
+            old = member;
         }
-        WorldMember old = member;
         old.giveUpGeneration();
         StoreServer kept = old.releaseStoreServer();
         pools.forEach(RankRuntime::closeQuietly);
@@ -347,9 +351,16 @@ public class RankRuntime {
         old.close();
         // The old generation's waits were aborted process-wide; the next generation's must run.
         NativeCore.resetAbort();
-        member = newMember(kept, old.generation() + 1);
-        if (state != State.LOST) {
-            state = State.JOINING;  // a first join that goes on in the next generation
+        WorldMember next = newMember(kept, old.generation() + 1);
+        synchronized (this) {
+            if (stopping) {
+                next.close();  // and the store it was handed: the process stops
+                return false;
+            }
+            member = next;
+            if (state != State.LOST) {
+                state = State.JOINING;  // a first join that goes on in the next generation
+            }
         }
         return true;
     }
