@@ -167,6 +167,8 @@ class KubernetesManifestIT {
         assertThat(env(workload).get("NODE_RANK").getValueFrom().getFieldRef().getFieldPath())
                 .isEqualTo("metadata.labels['apps.kubernetes.io/pod-index']");
         assertThat(workloadEnv.get("SYMMEM_URL")).isEqualTo("http://127.0.0.1:" + HTTP_PORT);
+        // torchrun's restarted workers on a store of their own per attempt (TorchrunRendezvousIT runs it).
+        assertThat(workloadEnv.get("TORCH_DISABLE_SHARE_RDZV_TCP_STORE")).isEqualTo("1");
     }
 
     @Test
