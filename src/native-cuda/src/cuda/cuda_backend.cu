@@ -22,6 +22,7 @@
 #include "core/backend.h"
 #include "core/status.h"
 #include "core/validate.h"
+#include "cuda/arch.h"
 #include "cuda/device_buffer.h"
 #include "cuda/driver.h"
 #include "cuda/fd_peers.h"
@@ -138,6 +139,7 @@ symmem_status open_cuda_backend(int device, symmem_backend** out) {
   if (err != cudaSuccess)
     return fail(SYMMEM_ERR_SYSTEM, "cudaGetDeviceProperties(device %d): %s", device,
                 cudaGetErrorString(err));
+  SYMMEM_TRY(cuda::require_supported_gpu("cuda", device, prop));
   *out = new cuda::CudaBackend(device, count, prop.name);
   return SYMMEM_OK;
 }

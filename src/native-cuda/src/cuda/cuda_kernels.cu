@@ -31,6 +31,7 @@
 #include "core/dispatch.h"
 #include "core/hot_count.h"
 #include "core/tunables.h"
+#include "cuda/arch.h"
 #include "cuda/driver.h"
 #include "cuda/kernels.h"
 #include "cuda/kernel_phases.cuh"
@@ -1312,10 +1313,12 @@ cudaError_t launch_with(bool pdl, int blocks, int threads, cudaStream_t s, A&&..
   return cudaGetLastError();
 }
 
-// Launches kernel K with programmatic dependent launch unless SYMMEM_CUDA_PDL=0.
+// Launches kernel K with programmatic dependent launch, unless SYMMEM_CUDA_PDL=0 or the GPU is older
+// than compute capability 9.0 (its kernels are built without griddepcontrol).
 template <auto K, class... A>
 cudaError_t launch(int blocks, int threads, cudaStream_t s, A&&... args) {
-  return launch_with<K>(tuning().pdl != 0, blocks, threads, s, std::forward<A>(args)...);
+  const bool pdl = tuning().pdl != 0 && has_programmatic_launch(t_launch_device);
+  return launch_with<K>(pdl, blocks, threads, s, std::forward<A>(args)...);
 }
 
 // The copy-engine two-shot's kernels go without PDL: a kernel launched early holds its SM slots

@@ -18,6 +18,7 @@
 #include "core/abort.h"
 #include "core/status.h"
 #include "core/validate.h"
+#include "cuda/arch.h"
 #include "cuda/device_buffer.h"
 #include "cuda/fd_peers.h"
 #include "nccl/nccl_internal.h"
@@ -109,6 +110,7 @@ symmem_status open_nccl_backend(int device, symmem_backend** out) {
     cudaGetLastError();
     return fail(SYMMEM_ERR_SYSTEM, "cudaGetDeviceProperties(device %d) failed", device);
   }
+  SYMMEM_TRY(cuda::require_supported_gpu("nccl", device, prop));
   *out = new NcclBackend(a, device, count, prop.name);
   return SYMMEM_OK;
 }

@@ -15,6 +15,7 @@
 #include "core/abort.h"
 #include "core/status.h"
 #include "core/validate.h"
+#include "cuda/arch.h"
 #include "cuda/device_buffer.h"
 #include "nvshmem/nvshmem_lib.h"
 
@@ -140,6 +141,7 @@ symmem_status open_nvshmem_backend(int device, symmem_backend** out) {
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
     return fail(SYMMEM_ERR_SYSTEM, "cudaGetDeviceProperties(device %d) failed", device);
+  SYMMEM_TRY(cuda::require_supported_gpu("nvshmem", device, prop));
   *out = new NvshmemBackend(device, count, prop.name);
   return SYMMEM_OK;
 }
