@@ -21,7 +21,7 @@
 #      rank 0's profiled call N ms after the others' (--profile-delay-ms), so that theirs are already
 #      waiting; on 2 x H100 the profiled kernel took 165-180 us longer than unprofiled with 300 ms as
 #      without, at full clock, so that time is the profiler's, and ncu's durations here are not the
-#      kernels' (its byte counts are: docs/benchmarks.md). NCU_ITERS=N profiles N back-to-back calls
+#      kernels' (its byte counts are: docs/benchmarks-history.md). NCU_ITERS=N profiles N back-to-back calls
 #      as one range instead (below). NCU_BOTH=1 profiles both ranks unsynchronised
 #      (their replays fell out of step with this ncu), rank 0 alone if that fails. Each metric pass runs the
 #      whole bench again (--replay-mode application: a kernel replayed alone would wait for a peer
@@ -56,7 +56,7 @@ NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems
 # `/usr/lib/nsight-systems/host-linux-x64/QdstrmImporter -i P.qdstrm`, `nsys export --type sqlite
 # -o P.sqlite P.nsys-rep`. On 2 x H100 (2026-11-27) that collector (2022.4) sampled the metrics only
 # for the capture's first 4.5 ms, before the kernels, and its CUDA trace made them 8 times slower
-# (docs/benchmarks.md): a newer nsys on the path is used first.
+# (docs/benchmarks-history.md): a newer nsys on the path is used first.
 NSYS_RAW=0
 if [[ -z $NSYS ]] && ls .gpu/nsys/nsight-systems-target_*.deb >/dev/null 2>&1; then
   mkdir -p /tmp/nsys-target
@@ -155,7 +155,7 @@ if [[ -n $NCU ]]; then
   # No lockstep here: ncu 2025.3.1 cannot start the ranks' profiled kernels together.
   if [[ ${NCU_BOTH:-0} == 1 ]]; then
     # Both ranks under ncu, unsynchronised (with ncu 2025.3.1 the ranks' replays fell out of step and
-    # both ranks ended at their deadlines in different collectives: docs/benchmarks.md).
+    # both ranks ended at their deadlines in different collectives: docs/benchmarks-history.md).
     note "ncu" "both ranks profiled, not in lockstep (NCU_BOTH=1)"
     qstep "ncu, both ranks (no lockstep): in-place AUTO $lo..$hi bytes" 240 ncu.csv "${BENCH_ENV[@]}" "$NCU" "${common[@]}" \
       "$B/symmem_bench" --world "$WORLD" --min-bytes "$lo" --max-bytes "$hi" --streams own --profile-all --profile-iters "$iters"

@@ -27,7 +27,7 @@
 // --profile-delay-ms MS: the profiled ranks wait MS ms after the barrier before they start, so that
 // the unprofiled ranks' kernels are already running and waiting when the profiled one starts (to
 // tell a late peer from the profiler's own cost: on 2 x H100, ncu's kernels took as long with a
-// 300 ms delay as without, docs/benchmarks.md).
+// 300 ms delay as without, docs/benchmarks-history.md).
 #include <cuda_profiler_api.h>
 #include <sys/mman.h>
 

@@ -1,7 +1,7 @@
 // The copy-engine two-shot all-reduce (SYMMEM_ALGO_TWO_SHOT_CE), world 2, in place.
 //
 // Why: on NVLink the SMs of two H100s load from the peer at about 335 GB/s per direction and store
-// into it at about 363, while the copy engines move 391 (docs/benchmarks.md, link probe). The SM
+// into it at about 363, while the copy engines move 391 (docs/benchmarks-history.md, link probe). The SM
 // two-shot pulls, so it stops at the load limit (330 GB/s of bus bandwidth at 256 MiB). Here the
 // copy engines move every byte that crosses the link and the SMs only add, locally.
 //

@@ -105,7 +105,7 @@ struct Waiter {
   // queued thousands of reads on the bus, and each wait lasted until its read came back: a one-shot
   // whose threads waited over kAbortCheckNs for their peer's lines took 200 to 1000 us instead of
   // 5 to 8, and every other call of a loop did so until the ranks next synchronised (the bench's
-  // slow loops, docs/benchmarks.md). The thread that sees the abort takes the claim, and every other
+  // slow loops, docs/benchmarks-history.md). The thread that sees the abort takes the claim, and every other
   // wait of the buffer gives up at its next look at the claim.
   // Out of line: a wait runs it at most once per kAbortCheckNs, and inlined it cost the out-of-place
   // 128-byte-line one-shot 0.2 us at 512 KiB and 1 MiB (2 x H200), which out of line it does not.
@@ -624,7 +624,7 @@ __global__ void __launch_bounds__(512) one_shot_ll_kernel(CollArgs a, uint64_t c
 // kLl128Lead chunks ahead of the one it waits for: at 4 MiB on 2 x H200, 1 ahead 16.4 us, 2 ahead
 // 16.8, 4 ahead 17.5). The push one-shot at 4 MiB spends a quarter of its kernel waiting for its
 // fence while the link drains and an eighth reducing after the wait (kernel phases,
-// docs/benchmarks.md). Flags, slots and in place as in the low-latency one-shot: the flag is the
+// docs/benchmarks-history.md). Flags, slots and in place as in the low-latency one-shot: the flag is the
 // epoch with its low bit set, under a tag in the high word (never 0, never the previous call's flag
 // in the slot), and a thread reduces exactly the words it sent.
 constexpr uint64_t kLl128Lead = 1;
@@ -925,7 +925,7 @@ __device__ __forceinline__ void two_shot_item(const CollArgs& a, T* out, int out
 // In place, the blocks take the own slice's items in chunks (claim_items per thread of a block)
 // from a counter in the own pad region, so that a block the link serves faster takes more: with a
 // fixed share each, the slowest block ended 10 % after the mean one at 64 and 256 MiB and the
-// others idled meanwhile (the kernel phases, docs/benchmarks.md). Barrier 2 still pairs blocks:
+// others idled meanwhile (the kernel phases, docs/benchmarks-history.md). Barrier 2 still pairs blocks:
 // each block signals after its own stores, and a rank passes it only once every block of every
 // peer has, which covers every chunk whichever block took it. (Out of place, block b gathers the
 // items that the peers' block b reduced, so there the share stays fixed.) The next claim is taken
@@ -1024,7 +1024,7 @@ __device__ __forceinline__ Pack<T, N> reduce_two(const Pack<T, N>& own, const Pa
 
 // For inputs whose half fits the push scratch. Rank r reduces half r of the items. Every byte
 // crosses NVLink as a store, never as a load: on H100 the SMs store into a peer at 361-364 GB/s
-// each way and load from it at 331-335 (docs/benchmarks.md, the link measured).
+// each way and load from it at 331-335 (docs/benchmarks-history.md, the link measured).
 //   1. Each rank stores the peer's half of its input into the peer's scratch [slot][own rank] and
 //      signals (barrier 1: the release store after the block's stores).
 //   2. Once the peer's signal for this block has arrived, it reduces its own half from its own

@@ -4,7 +4,7 @@
 //
 // Why not Nsight: a collective kernel waits for its peer's kernel, so a profiler must start both
 // ranks' kernels together and never replay one alone. Neither Nsight Compute's kernel replay nor its
-// application replay does that on the GPU hosts (docs/benchmarks.md), and Nsight Systems' metrics
+// application replay does that on the GPU hosts (docs/benchmarks-history.md), and Nsight Systems' metrics
 // are sampled every 5 us at best, coarser than the phases of a 20 us kernel.
 //
 // Thread 0 of every block (and the thread that signals the peer) reads %globaltimer at the marks; at

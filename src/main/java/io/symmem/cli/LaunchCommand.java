@@ -19,7 +19,7 @@ public class LaunchCommand implements Callable<Integer> {
     @Option(names = "--master-addr", defaultValue = "127.0.0.1", description = "Store host (default ${DEFAULT-VALUE}).")
     String masterAddr;
 
-    @Option(names = "--master-port", defaultValue = "0", description = "Store port; 0: rank 0's store binds a free one, which the other ranks are given.")
+    @Option(names = "--master-port", defaultValue = "0", description = "Store port; 0: rank 0's store binds a free one, which the other ranks are told.")
     int masterPort;
 
     @Option(names = "--nnodes", defaultValue = "${env:NNODES:-1}",

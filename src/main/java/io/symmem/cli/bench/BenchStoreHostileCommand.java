@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
         "Then (2) one client sends many GETs of a 1 MiB value and never reads the answers.",
         "Reports the pingers' p50/p99 per phase, how long the big frame took to apply, the answer bytes the server queues "
                 + "for the client that does not read (its own count, StoreServer.connectionStats) and when it closes that client.",
-        "The in-process server runs with the bounds given here."},
+        "The in-process server runs with the bounds set here."},
         footer = {"%nExamples:", "  symmem bench store-hostile", "  symmem bench store-hostile --keys 16384 --json hostile.json"})
 public class BenchStoreHostileCommand implements Callable<Integer> {
     @Inject
