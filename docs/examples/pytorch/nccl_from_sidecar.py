@@ -2,7 +2,7 @@
 # communicator is made with NCCL's own ncclCommInitRank (the NCCL library PyTorch loaded, through
 # ctypes), and a tensor is all-reduced on PyTorch's current stream.
 # Environment: RANK, WORLD_SIZE, LOCAL_RANK as torchrun sets them; the sidecar of this rank serves
-# on 127.0.0.1:8700 + LOCAL_RANK (or SYMMEM_URL).
+# on 127.0.0.1:SYMMEM_HTTP_PORT + LOCAL_RANK (SYMMEM_HTTP_PORT: 8700 when unset), or at SYMMEM_URL.
 import base64
 import ctypes
 import json
@@ -15,7 +15,8 @@ import torch
 
 rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 local_rank = int(os.environ.get("LOCAL_RANK", rank))
-sidecar = os.environ.get("SYMMEM_URL", f"http://127.0.0.1:{8700 + local_rank}")
+http_port = int(os.environ.get("SYMMEM_HTTP_PORT", "8700"))
+sidecar = os.environ.get("SYMMEM_URL", f"http://127.0.0.1:{http_port + local_rank}")
 
 
 def call(path, body=None):

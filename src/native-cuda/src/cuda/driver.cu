@@ -6,8 +6,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <strings.h>
 
+#include "core/env_flag.h"
 #include "core/status.h"
 
 namespace symmem::cuda {
@@ -107,12 +107,7 @@ CUmemAllocationProp fd_shareable_device_memory(int device) {
   return ap;
 }
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return false;
-  return std::strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
-         strcasecmp(v, "on") == 0;
-}
+bool env_flag(const char* name) { return symmem::env_flag_is_true(name); }
 
 bool multicast_disabled() {
   return env_flag("SYMMEM_DISABLE_MULTICAST") || env_flag("TORCH_SYMM_MEM_DISABLE_MULTICAST");
