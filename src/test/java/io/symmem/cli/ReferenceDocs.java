@@ -20,7 +20,8 @@ import picocli.CommandLine;
 /**
  * The parts of the docs that the code describes: the configuration tables (from {@link ConfigVariable},
  * the defaults SmallRye applies and the native library's tunables table, all as `symmem config` lists
- * them) and the command reference (picocli's help of every command). Each sits in a document between
+ * them), the variables read outside those ({@link OtherVariables}) and the command reference (picocli's
+ * help of every command). Each sits in a document between
  * {@code <!-- generated:NAME -->} and {@code <!-- end generated:NAME -->}; {@link ReferenceDocsTest}
  * compares, and rewrites them when run with {@value #WRITE_PROPERTY}=true.
  */
@@ -37,7 +38,7 @@ final class ReferenceDocs {
     static Map<Path, Map<String, String>> blocks() {
         Map<Path, Map<String, String>> docs = new LinkedHashMap<>();
         docs.put(Path.of("README.md"), Map.of("config-summary", configSummary()));
-        docs.put(Path.of("docs/configuration.md"), Map.of("config-table", configTable()));
+        docs.put(Path.of("docs/configuration.md"), Map.of("config-table", configTable(), "other-variables", OtherVariables.table()));
         docs.put(Path.of("docs/cli.md"), Map.of("cli-help", cliHelp()));
         return docs;
     }
