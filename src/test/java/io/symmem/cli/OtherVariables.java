@@ -33,7 +33,7 @@ final class OtherVariables {
             new Variable("PYTHONPATH", "nccl and nvshmem backends", "each entry is searched for the pip wheels' libraries"),
             // JavaRuntimes
             new Variable("JAVA_HOME", "`symmem bench startup`", "its bin/java is one of the JVMs compared (with those under "
-                    + "/usr/lib/jvm and on PATH) when no --java is given"),
+                    + "/usr/lib/jvm and on PATH) without --java"),
             // nccl_loader.cpp
             new Variable("NCCL_RUNTIME_CONNECT", "libsymmem (nccl backend)", "unset or empty: symmem sets 0 before NCCL's first "
                     + "communicator, so that NCCL connects every algorithm during the init and the split, under their deadline, "

@@ -43,7 +43,9 @@ final class ForeignNames {
             // PyTorch (TORCH_SYMMMEM is spelt with three Ms by PyTorch)
             "TORCH_DISABLE_SHARE_RDZV_TCP_STORE", "TORCH_SYMMMEM",
             // podman
-            "CONTAINERS_CONF");
+            "CONTAINERS_CONF",
+            // Quarkus's own logging (docs/deploy.md, Logs) and CMake's compiler choice (docs/gpus.md)
+            "QUARKUS_LOG_LEVEL", "CMAKE_CUDA_COMPILER");
 
     /** Constants of the CUDA driver API and NVSHMEM that the docs name; UPPER_CASE but not variables. */
     static final Set<String> CONSTANT_PREFIXES = Set.of("CU_", "NVSHMEMX_");
