@@ -7,6 +7,7 @@
 // the failure holds the same collective: its replay afterwards is refused too, not run on stale state.
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ static const int kCalls = 50;
 
 static float in(int rank, uint64_t i, int call) { return float((rank + 1) * 1000 + call) + float(i % 7); }
 
+// A call that failed: 0. The first two failures of each rank say why (the log a failure is read with).
+static int refused(int rank, int call, const char* where) {
+  static int told = 0;
+  if (told++ < 2) std::fprintf(stderr, "[rank %d] call %d failed in %s: %s\n", rank, call, where, symmem_last_error());
+  return 0;
+}
+
 // One checked all-reduce: 1 exact, 0 failed; a wrong value that reported success fails the test.
 static int checked(symmem_buffer* b, cudaStream_t s, float* out, int rank, int call, symmem_algo algo, bool in_place) {
   std::vector<float> host(kCount);
@@ -25,8 +33,8 @@ static int checked(symmem_buffer* b, cudaStream_t s, float* out, int rank, int c
   float* mine = static_cast<float*>(symmem_buffer_ptr(b, rank));
   CUDA_OK(cudaMemcpy(mine, host.data(), kCount * 4, cudaMemcpyHostToDevice));
   if (symmem_all_reduce(b, algo, SYMMEM_FLOAT32, SYMMEM_SUM, kCount, in_place ? nullptr : out, s, 300) != SYMMEM_OK)
-    return 0;
-  if (symmem_stream_synchronize(b, s) != SYMMEM_OK) return 0;
+    return refused(rank, call, "symmem_all_reduce");
+  if (symmem_stream_synchronize(b, s) != SYMMEM_OK) return refused(rank, call, "symmem_stream_synchronize");
   CUDA_OK(cudaMemcpy(host.data(), in_place ? mine : out, kCount * 4, cudaMemcpyDeviceToHost));
   for (uint64_t i = 0; i < kCount; ++i) {
     const float want = in(0, i, call) + in(1, i, call);
