@@ -38,13 +38,12 @@ bool has_programmatic_launch(int device) {
     return false;
   }
   if (device >= kCachedDevices) return compute_capability(device) >= 90;
-  int known = g_programmatic_launch[device].load(std::memory_order_relaxed);
-  if (known == kNotAsked) {
-    // Two threads may both ask: they get the same answer.
-    known = compute_capability(device) >= 90 ? kWith : kWithout;
-    g_programmatic_launch[device].store(known, std::memory_order_relaxed);
-  }
-  return known == kWith;
+  const int known = g_programmatic_launch[device].load(std::memory_order_relaxed);
+  if (known != kNotAsked) return known == kWith;
+  const int cc = compute_capability(device);
+  // Two threads may both ask: they get the same answer. A failed query is asked again next time.
+  if (cc > 0) g_programmatic_launch[device].store(cc >= 90 ? kWith : kWithout, std::memory_order_relaxed);
+  return cc >= 90;
 }
 
 }  // namespace symmem::cuda
