@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 @Command(name = "config", description = "Shows symmem's own variables and torchrun's (the native library's tunables included), "
-        + "its value and where it came from, then validates them (exit status 2 when one is invalid). Runs without "
+        + "each one's value and where it came from, then validates them (exit status 2 when one is invalid). Runs without "
         + "starting the application, so that it shows invalid values too.")
 public class ConfigCommand implements Callable<Integer> {
     @Override
