@@ -107,12 +107,10 @@ CUmemAllocationProp fd_shareable_device_memory(int device) {
   return ap;
 }
 
-bool env_flag(const char* name) { return symmem::env_flag_is_true(name); }
-
 bool multicast_disabled() {
-  return env_flag("SYMMEM_DISABLE_MULTICAST") || env_flag("TORCH_SYMM_MEM_DISABLE_MULTICAST");
+  return env_flag_is_true("SYMMEM_DISABLE_MULTICAST") || env_flag_is_true("TORCH_SYMM_MEM_DISABLE_MULTICAST");
 }
 
-bool overlapping_devices_allowed() { return env_flag("SYMMEM_ALLOW_OVERLAPPING_DEVICES"); }
+bool overlapping_devices_allowed() { return env_flag_is_true("SYMMEM_ALLOW_OVERLAPPING_DEVICES"); }
 
 }  // namespace symmem::cuda

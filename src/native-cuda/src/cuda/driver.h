@@ -56,7 +56,6 @@ symmem_status fail_rt(cudaError_t e, const char* fmt, ...) __attribute__((format
 // (and the granularity asked for it) describes.
 CUmemAllocationProp fd_shareable_device_memory(int device);
 
-bool env_flag(const char* name);  // "1", "true", "yes" (any case): core/env_flag.h
 bool multicast_disabled();        // SYMMEM_DISABLE_MULTICAST or TORCH_SYMM_MEM_DISABLE_MULTICAST
 bool overlapping_devices_allowed();  // SYMMEM_ALLOW_OVERLAPPING_DEVICES
 
