@@ -19,7 +19,7 @@ final class ConfigurationReference {
     }
 
     static Set<String> variables() {
-        return variables(NativeNames.text(PAGE));
+        return variables(ProjectFiles.text(PAGE));
     }
 
     static Set<String> variables(String markdown) {
@@ -39,7 +39,7 @@ final class ConfigurationReference {
     static List<Path> toolingFiles() {
         List<Path> files = new java.util.ArrayList<>();
         for (Path root : List.of(Path.of("bin"), Path.of("scripts"), Path.of("src/native-cuda/tests"), Path.of("src/test"))) {
-            files.addAll(NativeNames.files(root, ""));
+            files.addAll(ProjectFiles.under(root, ""));
         }
         files.removeIf(p -> p.startsWith("src/test/java/io/symmem/docs"));
         return files;

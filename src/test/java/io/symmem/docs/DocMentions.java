@@ -41,11 +41,7 @@ final class DocMentions {
     static List<Mention> all() {
         List<Mention> mentions = new ArrayList<>();
         for (Path page : pages()) {
-            try {
-                mentions.addAll(in(page, Files.readString(page)));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            mentions.addAll(in(page, ProjectFiles.text(page)));
         }
         return mentions;
     }

@@ -1,15 +1,10 @@
 package io.symmem.docs;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The names the native core and its build define: the identifiers of the public C headers
@@ -38,18 +33,18 @@ final class NativeNames {
 
     static NativeNames read() {
         NativeNames names = new NativeNames();
-        for (Path header : files(INCLUDE, ".h")) {
-            collect(C_IDENTIFIER, 0, COMMENTS.matcher(text(header)).replaceAll(" "), names.headerNames);
+        for (Path header : ProjectFiles.under(INCLUDE, ".h")) {
+            collect(C_IDENTIFIER, 0, COMMENTS.matcher(ProjectFiles.text(header)).replaceAll(" "), names.headerNames);
         }
-        for (Path source : files(NATIVE.resolve("src"), ".h", ".cpp", ".cu", ".cuh")) {
-            collect(CPP_TYPE, 1, text(source), names.cppTypes);
+        for (Path source : ProjectFiles.under(NATIVE.resolve("src"), ".h", ".cpp", ".cu", ".cuh")) {
+            collect(CPP_TYPE, 1, ProjectFiles.text(source), names.cppTypes);
         }
-        for (Path cmake : files(NATIVE, "CMakeLists.txt")) {
-            collect(EXECUTABLE, 1, text(cmake), names.programs);
+        for (Path cmake : ProjectFiles.under(NATIVE, "CMakeLists.txt")) {
+            collect(EXECUTABLE, 1, ProjectFiles.text(cmake), names.programs);
         }
         Set<String> dotted = new HashSet<>();
-        for (Path java : files(MAIN_JAVA, ".java")) {
-            collect(METRIC, 1, text(java), dotted);
+        for (Path java : ProjectFiles.under(MAIN_JAVA, ".java")) {
+            collect(METRIC, 1, ProjectFiles.text(java), dotted);
         }
         for (String name : dotted) {
             names.metrics.add(name.replace('.', '_'));
@@ -84,24 +79,6 @@ final class NativeNames {
         Matcher m = pattern.matcher(text);
         while (m.find()) {
             into.add(m.group(group));
-        }
-    }
-
-    static List<Path> files(Path root, String... endings) {
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(p -> Stream.of(endings).anyMatch(e -> p.getFileName().toString().endsWith(e)))
-                    .sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    static String text(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -35,12 +35,12 @@ final class VariableReads {
 
     static List<Read> ofTheProduct() {
         List<Read> reads = new ArrayList<>();
-        for (Path java : NativeNames.files(Path.of("src/main/java"), ".java")) {
-            reads.addAll(in(java, NativeNames.text(java), JAVA_READ));
+        for (Path java : ProjectFiles.under(Path.of("src/main/java"), ".java")) {
+            reads.addAll(in(java, ProjectFiles.text(java), JAVA_READ));
         }
         for (Path root : List.of(Path.of("src/native-cuda/src"), Path.of("src/native-cuda/include"))) {
-            for (Path source : NativeNames.files(root, ".h", ".cpp", ".cu", ".cuh")) {
-                reads.addAll(in(source, NativeNames.text(source), NATIVE_READ));
+            for (Path source : ProjectFiles.under(root, ".h", ".cpp", ".cu", ".cuh")) {
+                reads.addAll(in(source, ProjectFiles.text(source), NATIVE_READ));
             }
         }
         return reads;
