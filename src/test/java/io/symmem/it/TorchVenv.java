@@ -1,11 +1,9 @@
 package io.symmem.it;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -23,39 +21,25 @@ final class TorchVenv {
     /** The venv's directory, made (about 20 s from a local mirror) if it is not there yet. */
     static synchronized Path ensure() throws IOException, InterruptedException {
         Path python = DIR.resolve("bin/python");
-        if (Files.isExecutable(DIR.resolve("bin/torchrun")) && run(List.of(python.toString(), "-c", "import torch")).exit == 0) {
+        if (Files.isExecutable(DIR.resolve("bin/torchrun")) && run(List.of(python.toString(), "-c", "import torch")).exit() == 0) {
             return DIR;
         }
-        Result venv = run(List.of("python3", "-m", "venv", "--clear", DIR.toString()));
-        Assumptions.assumeTrue(venv.exit == 0, "skipped: python3 -m venv failed (install python3 and python3-venv): " + tail(venv.out));
+        ExternalCommand venv = run(List.of("python3", "-m", "venv", "--clear", DIR.toString()));
+        Assumptions.assumeTrue(venv.exit() == 0, "skipped: python3 -m venv failed (install python3 and python3-venv): " + tail(venv.out()));
         // No retries against an index that cannot be reached: a mirror pip is configured with still serves.
-        Result pip = run(List.of(DIR.resolve("bin/pip").toString(), "install", "--quiet", "--retries", "0",
+        ExternalCommand pip = run(List.of(DIR.resolve("bin/pip").toString(), "install", "--quiet", "--retries", "0",
                 "--timeout", "10", TORCH));
-        Assumptions.assumeTrue(pip.exit == 0, "skipped: pip could not install " + TORCH + " from this machine's indexes: "
-                + tail(pip.out));
+        Assumptions.assumeTrue(pip.exit() == 0, "skipped: pip could not install " + TORCH + " from this machine's indexes: "
+                + tail(pip.out()));
         return DIR;
+    }
+
+    private static ExternalCommand run(List<String> command) throws IOException, InterruptedException {
+        return ExternalCommand.run(command, Path.of("."), 600);
     }
 
     private static String tail(String out) {
         String trimmed = out.strip();
         return trimmed.length() <= 600 ? trimmed : "..." + trimmed.substring(trimmed.length() - 600);
-    }
-
-    private record Result(int exit, String out) {
-    }
-
-    private static Result run(List<String> command) throws IOException, InterruptedException {
-        Path log = Files.createTempFile("symmem-torch-venv-", ".log");
-        Process process;
-        try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        } catch (IOException missing) {
-            return new Result(127, missing.getMessage());
-        }
-        if (!process.waitFor(600, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            return new Result(124, Files.readString(log, StandardCharsets.UTF_8) + "\n(gave up after 600 s)");
-        }
-        return new Result(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 }

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
@@ -26,22 +24,22 @@ class TorchrunRendezvousIT {
 
     @Test
     void aKilledWorkerIsRestartedAndTheJobReformsThroughTheSymmemStore() throws Exception {
-        Assumptions.assumeTrue(run(List.of("unshare", "-rn", "true"), Path.of("."), 30).exit == 0,
+        Assumptions.assumeTrue(ExternalCommand.run(List.of("unshare", "-rn", "true"), Path.of("."), 30).exit() == 0,
                 "skipped: no network namespace (unshare -rn) to keep PyTorch's own servers on a private loopback");
         Path venv = TorchVenv.ensure();
         Path work = Files.createTempDirectory("symmem-torchrun-");
         copyResource("elastic_sum.py", work);
         Path script = copyResource("two-nodes.sh", work);
 
-        Result run = run(List.of("unshare", "-rn", "bash", script.toString(),
+        ExternalCommand run = ExternalCommand.run(List.of("unshare", "-rn", "bash", script.toString(),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 RankProcess.appJar().toAbsolutePath().toString(), venv.toString(), work.toString()), work, 300);
         String node0 = Files.readString(work.resolve("node0.log"));
         String node1 = Files.readString(work.resolve("node1.log"));
-        String all = run.out + "\n--- node 0 ---\n" + node0 + "\n--- node 1 ---\n" + node1;
+        String all = run.out() + "\n--- node 0 ---\n" + node0 + "\n--- node 1 ---\n" + node1;
 
-        assertThat(run.exit).as(all).isZero();
-        assertThat(run.out).as(all).contains("NODE 0 exit 0").contains("NODE 1 exit 0");
+        assertThat(run.exit()).as(all).isZero();
+        assertThat(run.out()).as(all).contains("NODE 0 exit 0").contains("NODE 1 exit 0");
         // The kill really happened, once: an agent saw a worker die of SIGKILL.
         assertThat(node0 + node1).as(all).containsPattern("failed \\(exitcode: -9\\) local_rank: \\d");
         assertThat(work.resolve("checkpoint.json.killed")).exists();
@@ -60,8 +58,8 @@ class TorchrunRendezvousIT {
         assertThat(finished).as(all).isEqualTo(4);
         assertThat(node0 + node1).as(all).doesNotContain("WRONG");
         // The rendezvous state lives in the symmem store: round 0, then round 1 after the restart.
-        assertThat(run.out).as(all).contains("STORE round 1 complete True participants 2");
-        assertThat(run.out).as(all).contains("STORE exit 143");
+        assertThat(run.out()).as(all).contains("STORE round 1 complete True participants 2");
+        assertThat(run.out()).as(all).contains("STORE exit 143");
     }
 
     private static Path copyResource(String name, Path dir) throws IOException {
@@ -71,25 +69,5 @@ class TorchrunRendezvousIT {
             Files.copy(in, target);
         }
         return target;
-    }
-
-    private record Result(int exit, String out) {
-    }
-
-    private static Result run(List<String> command, Path dir, long seconds) throws IOException, InterruptedException {
-        Path log = Files.createTempFile("symmem-torchrun-", ".log");
-        Process process;
-        try {
-            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
-        } catch (IOException missing) {
-            return new Result(127, String.valueOf(missing.getMessage()));
-        }
-        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            return new Result(124, Files.readString(log, StandardCharsets.UTF_8) + "\n(killed after " + seconds + " s)");
-        }
-        return new Result(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 }
