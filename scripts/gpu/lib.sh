@@ -37,13 +37,15 @@ wait_port() { for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev
 # native_build_cmd DIR [TARGET...]: the shell command that configures src/native-cuda into DIR
 # (Release, SYMMEM_CUDA=ON; with Ninja where there is one and DIR is not configured yet: it compiles
 # the tests beside libsymmem, make only after libsymmem is linked) and builds TARGETs, or everything,
-# with -j16. A string for bash -c, so that callers can put timeout, nice or a step around it.
+# with -j16. NATIVE_JOBS overrides the 16 (two builds at once); NATIVE_CMAKE_ARGS adds configure
+# arguments (e.g. -DCMAKE_CUDA_ARCHITECTURES=80-virtual). A string for bash -c, so that callers can put
+# timeout, nice or a step around it.
 native_build_cmd() {
   local dir=$1; shift
   local gen="" targets=""
   if [[ ! -f $dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then gen="-G Ninja "; fi
   (( $# > 0 )) && targets=" --target $*"
-  echo "cmake ${gen}-S src/native-cuda -B '$dir' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build '$dir' -j16$targets"
+  echo "cmake ${gen}-S src/native-cuda -B '$dir' -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON${NATIVE_CMAKE_ARGS:+ $NATIVE_CMAKE_ARGS} && cmake --build '$dir' -j${NATIVE_JOBS:-16}$targets"
 }
 
 # use_prebuilt DIR FILE...: native binaries built elsewhere for this machine's CUDA and carried with

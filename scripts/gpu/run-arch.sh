@@ -25,11 +25,9 @@ NGPU=$(gpu_count)
 machine_txt "nvcc $(nvcc --version | tail -1)"
 
 B=/tmp/symmem-arch-all B80=/tmp/symmem-arch-80
-gen=""; command -v ninja >/dev/null && gen="-G Ninja"
-( cmake $gen -S src/native-cuda -B $B -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON && cmake --build $B -j10 ) > "$OUT/build-all.log" 2>&1 &
+bash -c "$(NATIVE_JOBS=10 native_build_cmd $B)" > "$OUT/build-all.log" 2>&1 &
 P1=$!
-( cmake $gen -S src/native-cuda -B $B80 -DCMAKE_BUILD_TYPE=Release -DSYMMEM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=80-virtual \
-  && cmake --build $B80 -j6 ) > "$OUT/build-80.log" 2>&1 &
+bash -c "$(NATIVE_JOBS=6 NATIVE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=80-virtual native_build_cmd $B80)" > "$OUT/build-80.log" 2>&1 &
 P2=$!
 wait $P1; r1=$?
 note "build: 8.0, 8.9, 9.0, 10.0 + PTX 10.0 ($(elapsed) s)" "$([[ $r1 == 0 ]] && echo PASS || echo "FAIL (build-all.log)")"
