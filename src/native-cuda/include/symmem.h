@@ -277,6 +277,31 @@ symmem_status symmem_all_gather(symmem_buffer* buffer, symmem_dtype dtype, uint6
 symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
                                     symmem_reduce_op op, uint64_t count, void* out, void* stream,
                                     int timeout_ms);
+/* Broadcast: the root's first `count` elements reach every rank, into `out` (count elements, local
+ * memory; the root's own out too) or, with out NULL, in place over each rank's first count
+ * elements. The root's buffer is read, never written. root is 0..world-1, the same on every rank. */
+symmem_status symmem_broadcast(symmem_buffer* buffer, symmem_dtype dtype, uint64_t count, int root,
+                               void* out, void* stream, int timeout_ms);
+/* All-to-all of equal blocks: every rank's buffer holds world blocks of `count` elements, block p
+ * for rank p. `out` (world * count elements, local memory) receives rank q's block for this rank
+ * at [q*count, (q+1)*count); with out NULL the buffer's blocks are replaced the same way. */
+symmem_status symmem_all_to_all(symmem_buffer* buffer, symmem_dtype dtype, uint64_t count, void* out,
+                                void* stream, int timeout_ms);
+/* All-to-all with variable splits. Each rank's buffer holds its input elements from byte 0 and, at
+ * byte `splits_offset` (a multiple of 8, after the input), world + 1 int64 slots: the caller writes
+ * splits[p], how many elements go to rank p, taken from the input in rank order (rank p's part
+ * starts at splits[0] + ... + splits[p-1]); the call writes the last slot itself (this rank's
+ * output capacity, for the peers' checks). The splits are read when the call runs, so an earlier
+ * kernel on the stream may write them. Rank p receives the parts for it packed in rank order:
+ * into `out` (local memory of `out_capacity` elements) or, with out NULL, in place from byte 0 of
+ * its buffer (capacity: the splits_offset bytes before the splits). out_splits (local memory,
+ * 2 * world int64) receives how many elements came from each rank, then where each rank's part
+ * starts in the output. Splits that do not fit (a negative split, more input than the room before
+ * the splits, more output than a rank's capacity) fail with SYMMEM_ERR_INVALID_ARGUMENT on every
+ * rank, naming the rank, the peer and the sizes, and write nothing to out. */
+symmem_status symmem_all_to_all_v(symmem_buffer* buffer, symmem_dtype dtype, uint64_t splits_offset,
+                                  void* out, uint64_t out_capacity, int64_t* out_splits, void* stream,
+                                  int timeout_ms);
 /* The algorithm AUTO would run for this all-reduce on this buffer (a concrete ONE_SHOT/TWO_SHOT). */
 symmem_status symmem_all_reduce_auto_algo(symmem_buffer* buffer, symmem_dtype dtype,
                                           uint64_t count, int in_place, symmem_algo* out_algo);

@@ -29,6 +29,15 @@ symmem_status symmem_buffer::all_gather(uint64_t, int, uint64_t, void*, void*, i
 symmem_status symmem_buffer::reduce_scatter(uint64_t, int, int, uint64_t, void*, void*, int) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "reduce_scatter is not supported by this backend");
 }
+symmem_status symmem_buffer::broadcast(uint64_t, int, uint64_t, int, void*, void*, int) {
+  return fail(SYMMEM_ERR_UNSUPPORTED, "broadcast is not supported by this backend yet (the host backend has it)");
+}
+symmem_status symmem_buffer::all_to_all(uint64_t, int, uint64_t, void*, void*, int) {
+  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all is not supported by this backend yet (the host backend has it)");
+}
+symmem_status symmem_buffer::all_to_all_v(uint64_t, int, uint64_t, void*, uint64_t, int64_t*, void*, int) {
+  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all_v is not supported by this backend yet (the host backend has it)");
+}
 symmem_status symmem_buffer::device_uuid(int, uint8_t*) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "this backend has no GPU, so no device UUID");
 }
@@ -305,6 +314,82 @@ symmem_status symmem_reduce_scatter(symmem_buffer* buffer, symmem_dtype dtype,
     SYMMEM_TRY(refuse_if_aborted("symmem_reduce_scatter"));
     return one_caller(buffer, "symmem_reduce_scatter", [&] {
       return buffer->reduce_scatter(0, d, o, count, out, stream, timeout_ms);
+    });
+  });
+}
+
+symmem_status symmem_broadcast(symmem_buffer* buffer, symmem_dtype dtype, uint64_t count, int root,
+                               void* out, void* stream, int timeout_ms) {
+  return guarded("symmem_broadcast", [&]() -> symmem_status {
+    const char* what = "symmem_broadcast";
+    SYMMEM_TRY(check_imported(buffer, what));
+    const int d = as_int(&dtype);
+    SYMMEM_TRY(check_dtype(d, what));
+    SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_REQUIRE(root >= 0 && root < buffer->world(), "%s: root %d is out of range 0..%d (world %d)",
+                   what, root, buffer->world() - 1, buffer->world());
+    uint64_t bytes;
+    SYMMEM_TRY(check_fits(buffer, what, "count", count, d, 1, &bytes));
+    SYMMEM_TRY(check_out(buffer, what, out, bytes, d));
+    if (count == 0) return SYMMEM_OK;
+    SYMMEM_TRY(refuse_if_aborted(what));
+    return one_caller(buffer, what, [&] {
+      return buffer->broadcast(0, d, count, root, out, stream, timeout_ms);
+    });
+  });
+}
+
+symmem_status symmem_all_to_all(symmem_buffer* buffer, symmem_dtype dtype, uint64_t count, void* out,
+                                void* stream, int timeout_ms) {
+  return guarded("symmem_all_to_all", [&]() -> symmem_status {
+    const char* what = "symmem_all_to_all";
+    SYMMEM_TRY(check_imported(buffer, what));
+    const int d = as_int(&dtype);
+    SYMMEM_TRY(check_dtype(d, what));
+    SYMMEM_TRY(check_timeout(timeout_ms));
+    uint64_t bytes;
+    SYMMEM_TRY(check_fits(buffer, what, "count", count, d, buffer->world(), &bytes));
+    SYMMEM_TRY(check_out(buffer, what, out, bytes, d));
+    if (count == 0) return SYMMEM_OK;
+    SYMMEM_TRY(refuse_if_aborted(what));
+    return one_caller(buffer, what, [&] {
+      return buffer->all_to_all(0, d, count, out, stream, timeout_ms);
+    });
+  });
+}
+
+symmem_status symmem_all_to_all_v(symmem_buffer* buffer, symmem_dtype dtype, uint64_t splits_offset,
+                                  void* out, uint64_t out_capacity, int64_t* out_splits, void* stream,
+                                  int timeout_ms) {
+  return guarded("symmem_all_to_all_v", [&]() -> symmem_status {
+    const char* what = "symmem_all_to_all_v";
+    SYMMEM_TRY(check_imported(buffer, what));
+    const int d = as_int(&dtype);
+    SYMMEM_TRY(check_dtype(d, what));
+    SYMMEM_TRY(check_timeout(timeout_ms));
+    SYMMEM_REQUIRE(out_splits != nullptr, "%s: out_splits is NULL (it receives 2 x world int64: the counts "
+                   "received from each rank, then where each rank's part starts)", what);
+    const uint64_t world = static_cast<uint64_t>(buffer->world());
+    const uint64_t slots = (world + 1) * sizeof(int64_t);
+    SYMMEM_REQUIRE(splits_offset % sizeof(int64_t) == 0, "%s: splits_offset %llu is not a multiple of 8",
+                   what, static_cast<unsigned long long>(splits_offset));
+    SYMMEM_REQUIRE(splits_offset <= buffer->size() && slots <= buffer->size() - splits_offset,
+                   "%s: splits_offset %llu + %llu bytes (world + 1 = %llu int64 slots) exceed the "
+                   "buffer's %llu bytes",
+                   what, static_cast<unsigned long long>(splits_offset), static_cast<unsigned long long>(slots),
+                   static_cast<unsigned long long>(world + 1), static_cast<unsigned long long>(buffer->size()));
+    SYMMEM_REQUIRE(!buffer->overlaps(out_splits, 2 * world * sizeof(int64_t)),
+                   "%s: out_splits %p overlaps the symmetric buffer; pass local memory", what,
+                   static_cast<void*>(out_splits));
+    if (out != nullptr) {
+      const uint64_t es = dtype_bytes(d);
+      SYMMEM_REQUIRE(out_capacity <= UINT64_MAX / es, "%s: out_capacity %llu is too large", what,
+                     static_cast<unsigned long long>(out_capacity));
+      SYMMEM_TRY(check_out(buffer, what, out, out_capacity * es, d));
+    }
+    SYMMEM_TRY(refuse_if_aborted(what));
+    return one_caller(buffer, what, [&] {
+      return buffer->all_to_all_v(0, d, splits_offset, out, out_capacity, out_splits, stream, timeout_ms);
     });
   });
 }

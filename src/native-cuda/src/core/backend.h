@@ -67,6 +67,18 @@ struct symmem_buffer {
                                    int timeout_ms);
   virtual symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
                                        void* stream, int timeout_ms);
+  // root in range; out NULL = in place over each rank's data from `at`.
+  virtual symmem_status broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out,
+                                  void* stream, int timeout_ms);
+  // The data from `at` holds world blocks of count elements (block p for rank p); out NULL = in place.
+  virtual symmem_status all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* stream,
+                                   int timeout_ms);
+  // splits_at: byte offset from `at` of the world + 1 int64 slots (8-aligned, inside size());
+  // out NULL = in place, the capacity then being the splits_at bytes before the slots; out_splits
+  // is local memory of 2 * world int64.
+  virtual symmem_status all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                                     uint64_t out_capacity, int64_t* out_splits, void* stream,
+                                     int timeout_ms);
   // What AUTO means on this buffer (imported); bytes = count * dtype size.
   virtual int auto_algo(int /*dtype*/, uint64_t /*bytes*/, bool /*in_place*/) {
     return SYMMEM_ALGO_ONE_SHOT;

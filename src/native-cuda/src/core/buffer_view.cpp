@@ -91,6 +91,26 @@ symmem_status BufferView::reduce_scatter(uint64_t at, int dtype, int op, uint64_
     return segment_->reduce_scatter(offset_ + at, dtype, op, count, out, stream, timeout_ms);
   });
 }
+symmem_status BufferView::broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out,
+                                    void* stream, int timeout_ms) {
+  return on_shared_pad("broadcast", [&] {
+    return segment_->broadcast(offset_ + at, dtype, count, root, out, stream, timeout_ms);
+  });
+}
+symmem_status BufferView::all_to_all(uint64_t at, int dtype, uint64_t count, void* out,
+                                     void* stream, int timeout_ms) {
+  return on_shared_pad("all_to_all", [&] {
+    return segment_->all_to_all(offset_ + at, dtype, count, out, stream, timeout_ms);
+  });
+}
+symmem_status BufferView::all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                                       uint64_t out_capacity, int64_t* out_splits, void* stream,
+                                       int timeout_ms) {
+  return on_shared_pad("all_to_all_v", [&] {
+    return segment_->all_to_all_v(offset_ + at, dtype, splits_at, out, out_capacity, out_splits,
+                                  stream, timeout_ms);
+  });
+}
 uint64_t BufferView::one_shot_in_place_max_bytes() {
   const uint64_t m = segment_->one_shot_in_place_max_bytes();
   return m < size_ ? m : size_;

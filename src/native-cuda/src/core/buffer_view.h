@@ -47,6 +47,13 @@ class BufferView final : public symmem_buffer {
                            int timeout_ms) override;
   symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
                                void* stream, int timeout_ms) override;
+  symmem_status broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out, void* stream,
+                          int timeout_ms) override;
+  symmem_status all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* stream,
+                           int timeout_ms) override;
+  symmem_status all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                             uint64_t out_capacity, int64_t* out_splits, void* stream,
+                             int timeout_ms) override;
   int auto_algo(int dtype, uint64_t bytes, bool in_place) override {
     return segment_->auto_algo(dtype, bytes, in_place);
   }

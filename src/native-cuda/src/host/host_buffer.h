@@ -58,6 +58,13 @@ class HostBuffer final : public symmem_buffer {
                            int timeout_ms) override;
   symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out,
                                void* stream, int timeout_ms) override;
+  symmem_status broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out, void* stream,
+                          int timeout_ms) override;
+  symmem_status all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* stream,
+                           int timeout_ms) override;
+  symmem_status all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                             uint64_t out_capacity, int64_t* out_splits, void* stream,
+                             int timeout_ms) override;
   uint64_t one_shot_in_place_max_bytes() override { return requested_; }
   int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
 
@@ -89,6 +96,9 @@ class HostBuffer final : public symmem_buffer {
   int marked_peer() const;
   // Rank r's exchange area.
   char* exchange(int r) const { return static_cast<char*>(maps_[r]) + data_bytes_ + pad_bytes_; }
+  // In place, the result is gathered here first, then copied over the own data once every peer has
+  // finished reading it (the second barrier).
+  symmem_status copy_in_place(uint64_t at, uint64_t bytes, const char* what);
   // Runs the job on the rank's threads (alone when it is small); false once aborted.
   bool run(ReduceJob& job);
   bool run(CopyJob& job);

@@ -8,8 +8,11 @@
 // Two-shot reads each input byte once in total instead of once per rank, so it wins once the data
 // no longer fits the caches; AUTO switches at HostSettings::two_shot_min_bytes (docs/host-backend.md).
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/abort.h"
 #include "core/status.h"
@@ -220,6 +223,147 @@ symmem_status HostBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint64_
   j.count = count;
   if (!run(j)) return fail_aborted(std::string(what) + " (reducing)");
   return sync(ch, timeout_ms, what, "waiting for peers to finish reading");
+}
+
+symmem_status HostBuffer::copy_in_place(uint64_t at, uint64_t bytes, const char* what) {
+  CopyJob c;
+  c.src[0] = scratch_.data();
+  c.dst[0] = data_at(rank_, at);
+  c.bytes[0] = bytes;
+  c.segments = 1;
+  if (bytes > 0 && !run(c)) return fail_aborted(std::string(what) + " (copying the result in place)");
+  return SYMMEM_OK;
+}
+
+symmem_status HostBuffer::broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out, void*,
+                                    int timeout_ms) {
+  const char* what = "broadcast";
+  const int ch = kCollectiveChannel;
+  SYMMEM_TRY(sync(ch, timeout_ms, what, "waiting for the root's data"));
+  if (out != nullptr || rank_ != root) {
+    CopyJob c;
+    c.src[0] = data_at(root, at);
+    c.dst[0] = out != nullptr ? out : data_at(rank_, at);
+    c.bytes[0] = count * element_bytes(dtype);
+    c.segments = 1;
+    if (!run(c)) return fail_aborted(std::string(what) + " (copying from the root)");
+  }
+  // The root may change its data once this returns: every peer has read it by then.
+  return sync(ch, timeout_ms, what, "waiting for peers to finish reading");
+}
+
+symmem_status HostBuffer::all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void*,
+                                     int timeout_ms) {
+  const char* what = "all_to_all";
+  const int ch = kCollectiveChannel;
+  const uint64_t block = count * element_bytes(dtype);
+  const uint64_t total = block * static_cast<uint64_t>(world_);
+  if (out == nullptr && scratch_.size() < total) scratch_.resize(total);
+  char* dst = out != nullptr ? static_cast<char*>(out) : scratch_.data();
+  SYMMEM_TRY(sync(ch, timeout_ms, what, "waiting for inputs"));
+  CopyJob c;
+  for (int k = 0; k < world_; ++k) {
+    // Start after the own rank so that the ranks spread their reads over the owners.
+    const int q = (rank_ + k) % world_;
+    c.src[c.segments] = data_at(q, at) + static_cast<uint64_t>(rank_) * block;
+    c.dst[c.segments] = dst + static_cast<uint64_t>(q) * block;
+    c.bytes[c.segments] = block;
+    ++c.segments;
+  }
+  if (!run(c)) return fail_aborted(std::string(what) + " (copying the blocks)");
+  SYMMEM_TRY(sync(ch, timeout_ms, what, "waiting for peers to finish reading"));
+  return out == nullptr ? copy_in_place(at, total, what) : SYMMEM_OK;
+}
+
+namespace {
+
+// Every rank's splits row (world counts, then its capacity), as every rank reads them after the
+// first barrier: each rank reaches the same verdict, so a bad split fails every rank the same way.
+// Empty when they fit; otherwise what is wrong, naming the rank, the peer and the sizes.
+std::string check_splits(const std::vector<int64_t>& rows, int world, uint64_t room, uint64_t at_byte) {
+  char msg[320];
+  auto row = [&](int q) { return &rows[static_cast<size_t>(q) * (world + 1)]; };
+  for (int q = 0; q < world; ++q) {
+    uint64_t sent = 0;
+    for (int p = 0; p < world; ++p) {
+      const int64_t n = row(q)[p];
+      if (n < 0) {
+        std::snprintf(msg, sizeof msg, "rank %d's split for rank %d is %lld; a split counts elements and cannot "
+                      "be negative", q, p, static_cast<long long>(n));
+        return msg;
+      }
+      if (static_cast<uint64_t>(n) > room - sent) {
+        std::snprintf(msg, sizeof msg, "rank %d's splits need more input than it holds: its part for rank %d "
+                      "(%lld elements from element %llu) ends past the %llu elements before its splits (at "
+                      "byte %llu)", q, p, static_cast<long long>(n), static_cast<unsigned long long>(sent),
+                      static_cast<unsigned long long>(room), static_cast<unsigned long long>(at_byte));
+        return msg;
+      }
+      sent += static_cast<uint64_t>(n);
+    }
+  }
+  for (int p = 0; p < world; ++p) {
+    const uint64_t capacity = static_cast<uint64_t>(std::max<int64_t>(row(p)[world], 0));
+    uint64_t received = 0;
+    for (int q = 0; q < world; ++q) {
+      const uint64_t n = static_cast<uint64_t>(row(q)[p]);
+      if (n > capacity - std::min(received, capacity)) {
+        uint64_t total = 0;
+        for (int k = 0; k < world; ++k) total += static_cast<uint64_t>(row(k)[p]);
+        std::snprintf(msg, sizeof msg, "rank %d would receive %llu elements, more than its output holds "
+                      "(%llu): the part from rank %d (%llu elements at element %llu) does not fit", p,
+                      static_cast<unsigned long long>(total), static_cast<unsigned long long>(capacity), q,
+                      static_cast<unsigned long long>(n), static_cast<unsigned long long>(received));
+        return msg;
+      }
+      received += n;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+symmem_status HostBuffer::all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                                       uint64_t out_capacity, int64_t* out_splits, void*,
+                                       int timeout_ms) {
+  const char* what = "all_to_all_v";
+  const int ch = kCollectiveChannel;
+  const uint64_t es = element_bytes(dtype);
+  const uint64_t room = splits_at / es;
+  const uint64_t capacity = out != nullptr ? out_capacity : room;
+  const size_t row_slots = static_cast<size_t>(world_) + 1;
+  // The own capacity beside the own splits, for the peers' checks.
+  int64_t* own = reinterpret_cast<int64_t*>(data_at(rank_, at) + splits_at);
+  own[world_] = static_cast<int64_t>(std::min<uint64_t>(capacity, INT64_MAX));
+  SYMMEM_TRY(sync(ch, timeout_ms, what, "waiting for the splits and inputs"));
+  std::vector<int64_t> rows(row_slots * world_);
+  for (int q = 0; q < world_; ++q)
+    std::memcpy(&rows[q * row_slots], data_at(q, at) + splits_at, row_slots * sizeof(int64_t));
+  const std::string bad = check_splits(rows, world_, room, splits_at);
+  uint64_t received = 0;
+  if (bad.empty()) {
+    if (out == nullptr && scratch_.size() < room * es) scratch_.resize(room * es);
+    char* dst = out != nullptr ? static_cast<char*>(out) : scratch_.data();
+    CopyJob c;
+    for (int q = 0; q < world_; ++q) {
+      uint64_t from = 0;  // where rank q's part for this rank starts in its input
+      for (int p = 0; p < rank_; ++p) from += static_cast<uint64_t>(rows[q * row_slots + p]);
+      const uint64_t n = static_cast<uint64_t>(rows[q * row_slots + rank_]);
+      out_splits[q] = static_cast<int64_t>(n);
+      out_splits[world_ + q] = static_cast<int64_t>(received);
+      c.src[c.segments] = data_at(q, at) + from * es;
+      c.dst[c.segments] = dst + received * es;
+      c.bytes[c.segments] = n * es;
+      ++c.segments;
+      received += n;
+    }
+    if (received > 0 && !run(c)) return fail_aborted(std::string(what) + " (copying the parts)");
+  }
+  // Also after bad splits: every rank read every row before any rank may write its next ones.
+  SYMMEM_TRY(sync(ch, timeout_ms, what, "waiting for peers to finish reading"));
+  if (!bad.empty()) return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: %s; nothing was written", what, bad.c_str());
+  return out == nullptr ? copy_in_place(at, received * es, what) : SYMMEM_OK;
 }
 
 }  // namespace symmem::host

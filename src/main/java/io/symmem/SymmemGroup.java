@@ -2,7 +2,10 @@ package io.symmem;
 
 import io.symmem.collective.AllGather;
 import io.symmem.collective.AllReduce;
+import io.symmem.collective.AllToAll;
+import io.symmem.collective.AllToAllV;
 import io.symmem.collective.Algorithm;
+import io.symmem.collective.Broadcast;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
 import io.symmem.collective.ReduceScatter;
@@ -10,12 +13,15 @@ import io.symmem.config.SymmemConfig;
 import io.symmem.memory.PoolOptions;
 import io.symmem.memory.SymmetricMemPool;
 import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
 import io.symmem.store.GroupRanks;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
 import io.symmem.store.ExchangeMismatchException;
 import io.symmem.store.StoreExchange;
 import io.symmem.world.WorldMember;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -244,6 +250,86 @@ public final class SymmemGroup implements AutoCloseable {
     }
 
     /**
+     * Broadcast in place: afterwards every rank's buffer holds what rank {@code root} (a rank of this
+     * group, 0..size()-1) had in its buffer. The root's buffer is only read.
+     */
+    public void broadcast(SymmetricBuffer buffer, int root) {
+        SymmetricMemory memory = mine(buffer, "broadcast");
+        if (root < 0 || root >= size()) {
+            throw new IllegalArgumentException("broadcast on group '" + name + "': root " + root + " is out of range 0.."
+                    + (size() - 1));
+        }
+        IssueLane lane = buffer.lane();
+        buffer.use("broadcast", () -> lane.issue(name, "broadcast", () -> {
+            Broadcast.run(memory, buffer.dtype(), buffer.count(), root, null, lane.stream(), config().timeout().collective());
+            lane.awaitResult(memory);
+        }));
+    }
+
+    /**
+     * All-to-all in place: the buffer is {@link #size()} blocks of {@code count / size} elements; block p of
+     * rank r goes to rank p, where it becomes block r.
+     */
+    public void allToAll(SymmetricBuffer buffer) {
+        SymmetricMemory memory = mine(buffer, "allToAll");
+        long blocks = blockCount(buffer, "allToAll");
+        IssueLane lane = buffer.lane();
+        buffer.use("allToAll", () -> lane.issue(name, "allToAll", () -> {
+            AllToAll.run(memory, buffer.dtype(), blocks, null, lane.stream(), config().timeout().collective());
+            lane.awaitResult(memory);
+        }));
+    }
+
+    /**
+     * How many elements a buffer holds for {@link #allToAllV}: its last 8 x (size() + 1) bytes, rounded to
+     * whole int64 slots, carry the counts, and input and output use the elements before them.
+     */
+    public long allToAllVCapacity(SymmetricBuffer buffer) {
+        return splitsOffset(buffer, "allToAllVCapacity") / buffer.dtype().bytes();
+    }
+
+    /**
+     * All-to-all with counts of one's own, in place (a shuffle of variable-sized partitions). This rank's
+     * input is the buffer's first sum(sendCounts) elements: sendCounts[0] for rank 0, then sendCounts[1]
+     * for rank 1, and so on. Afterwards the buffer holds what every rank sent to this one, packed in rank
+     * order, and the result says how many elements came from each rank. Input and output fit in
+     * {@link #allToAllVCapacity}. Counts that do not fit (negative, more input than that, more output
+     * than a rank holds) fail on every rank with the same message naming the rank, the peer and the
+     * sizes, and leave the buffer as it was.
+     */
+    public long[] allToAllV(SymmetricBuffer buffer, long[] sendCounts) {
+        SymmetricMemory memory = mine(buffer, "allToAllV");
+        Objects.requireNonNull(sendCounts, "sendCounts must not be null");
+        if (sendCounts.length != size()) {
+            throw new IllegalArgumentException("allToAllV on group '" + name + "': sendCounts has " + sendCounts.length
+                    + " counts; it needs one per rank (" + size() + ")");
+        }
+        long splitsOffset = splitsOffset(buffer, "allToAllV");
+        ByteBuffer splits = ByteBuffer.allocateDirect((int) AllToAllV.splitsBytes(size())).order(ByteOrder.nativeOrder());
+        for (long n : sendCounts) {
+            splits.putLong(n);
+        }
+        splits.putLong(0).flip();  // the call writes this rank's capacity here
+        long[] received = new long[size()];
+        IssueLane lane = buffer.lane();
+        buffer.use("allToAllV", () -> lane.issue(name, "allToAllV", () -> {
+            memory.copyFrom(splits, splitsOffset);
+            try (LocalBuffer outSplits = memory.allocateLocal(2L * Long.BYTES * size())) {
+                AllToAllV.run(memory, buffer.dtype(), splitsOffset, null, 0, outSplits, lane.stream(),
+                        config().timeout().collective());
+                lane.awaitResult(memory);
+                ByteBuffer counts = ByteBuffer.allocateDirect(Long.BYTES * size()).order(ByteOrder.nativeOrder());
+                outSplits.copyTo(counts, 0);
+                counts.flip();
+                for (int q = 0; q < received.length; q++) {
+                    received[q] = counts.getLong();
+                }
+            }
+        }));
+        return received;
+    }
+
+    /**
      * Captures the collectives {@code body} issues on {@code buffer} (or, for a pool block, on any block of
      * its pool) into a graph to replay: the way inference servers run small all-reduces. Collective like
      * the calls it holds: every rank captures the same calls and replays the graph as often, in the same
@@ -313,6 +399,11 @@ public final class SymmemGroup implements AutoCloseable {
         return world.config();
     }
 
+    /** The deadline of a collective, and of a signal or wait on one of this group's buffers. */
+    Duration collectiveTimeout() {
+        return config().timeout().collective();
+    }
+
     /** How long closing a buffer waits for a call on it: past its own deadline the call has returned. */
     java.time.Duration closePatience() {
         return config().timeout().collective().plusSeconds(5);
@@ -326,6 +417,16 @@ public final class SymmemGroup implements AutoCloseable {
                     + buffer.group().name() + "'");
         }
         return buffer.memory();
+    }
+
+    private long splitsOffset(SymmetricBuffer buffer, String what) {
+        mine(buffer, what);
+        long offset = (buffer.sizeBytes() - AllToAllV.splitsBytes(size())) / Long.BYTES * Long.BYTES;
+        if (offset < 0) {
+            throw new IllegalArgumentException(what + " on group '" + name + "': the buffer's " + buffer.sizeBytes()
+                    + " bytes cannot hold the counts of " + size() + " ranks (" + AllToAllV.splitsBytes(size()) + " bytes)");
+        }
+        return offset;
     }
 
     private long blockCount(SymmetricBuffer buffer, String what) {

@@ -164,6 +164,79 @@ public final class SymmetricBuffer implements AutoCloseable {
         use.run("read", () -> memory.copyTo(dst, index * dtype.bytes()));
     }
 
+    // ---- one-sided access to a peer's buffer (not collective) -----------------------------------
+    // A put or get reaches rank `peer` of the group (0..size()-1) directly, with no call on that rank.
+    // Order it for the peer with putWithSignal and waitSignal, or with a barrier: the peer reads what
+    // a put wrote only after it has seen the signal that followed the put.
+
+    /** Writes {@code values} into rank {@code peer}'s buffer from element {@code index} (float32 buffers). */
+    public void put(int peer, long index, float[] values) {
+        check(DType.FLOAT32, "float[]", index, values.length);
+        use.run("put", () -> memory.copyToPeer(peer, index * Float.BYTES, values, 0, values.length));
+    }
+
+    /** Writes raw 16-bit values into rank {@code peer}'s buffer from element {@code index} (bf16 and fp16 buffers). */
+    public void put(int peer, long index, short[] values) {
+        check(null, "short[]", index, values.length);
+        use.run("put", () -> memory.copyToPeer(peer, index * Short.BYTES, values));
+    }
+
+    /** Copies {@code src}'s remaining bytes (native order) into rank {@code peer}'s buffer at element {@code index}. */
+    public void put(int peer, long index, ByteBuffer src) {
+        checkBytes(index, src.remaining());
+        use.run("put", () -> memory.copyToPeer(peer, index * dtype.bytes(), src));
+    }
+
+    /** Reads rank {@code peer}'s buffer from element {@code index} into {@code values} (float32 buffers). */
+    public void get(int peer, long index, float[] values) {
+        check(DType.FLOAT32, "float[]", index, values.length);
+        use.run("get", () -> memory.copyFromPeer(peer, index * Float.BYTES, values, 0, values.length));
+    }
+
+    /** Reads raw 16-bit values of rank {@code peer}'s buffer from element {@code index} (bf16 and fp16 buffers). */
+    public void get(int peer, long index, short[] values) {
+        check(null, "short[]", index, values.length);
+        use.run("get", () -> memory.copyFromPeer(peer, index * Short.BYTES, values));
+    }
+
+    /** Fills {@code dst}'s remaining bytes from rank {@code peer}'s buffer at element {@code index}. */
+    public void get(int peer, long index, ByteBuffer dst) {
+        checkBytes(index, dst.remaining());
+        use.run("get", () -> memory.copyFromPeer(peer, index * dtype.bytes(), dst));
+    }
+
+    /**
+     * {@link #put(int, long, float[])}, then a signal to {@code peer} on {@code channel}: once the peer's
+     * {@link #waitSignal} returns, it reads the values. A signal is consumed by one wait: a second put on
+     * the same channel waits (up to SYMMEM_TIMEOUT_COLLECTIVE) until the peer has taken the first.
+     */
+    public void putWithSignal(int peer, long index, float[] values, int channel) {
+        check(DType.FLOAT32, "float[]", index, values.length);
+        use.run("putWithSignal", () -> {
+            memory.copyToPeer(peer, index * Float.BYTES, values, 0, values.length);
+            memory.putSignal(peer, channel, group.collectiveTimeout());
+        });
+    }
+
+    /** {@link #putWithSignal(int, long, float[], int)} for bf16 and fp16 buffers (raw 16-bit values). */
+    public void putWithSignal(int peer, long index, short[] values, int channel) {
+        check(null, "short[]", index, values.length);
+        use.run("putWithSignal", () -> {
+            memory.copyToPeer(peer, index * Short.BYTES, values);
+            memory.putSignal(peer, channel, group.collectiveTimeout());
+        });
+    }
+
+    /**
+     * Waits for {@code peer}'s signal on {@code channel} (up to SYMMEM_TIMEOUT_COLLECTIVE, naming the peer
+     * when it passes) and consumes it: what the peer put before signalling is then in this rank's buffer.
+     */
+    public void waitSignal(int peer, int channel) {
+        checkOpen();
+        checkNotInGraph();
+        use.run("waitSignal", () -> memory.waitSignal(peer, channel, group.collectiveTimeout()));
+    }
+
     /**
      * The buffer underneath, for what this class does not cover: peers' memory, signals, streams and
      * out-of-place collectives ({@code io.symmem.collective}). Owned by this buffer.

@@ -21,6 +21,13 @@ final class Collectives {
         }
     }
 
+    static void checkRoot(String what, SymmetricMemory memory, int root) {
+        if (root < 0 || root >= memory.worldSize()) {
+            throw new IllegalArgumentException(what + ": root " + root + " is out of range 0.." + (memory.worldSize() - 1)
+                    + " (world " + memory.worldSize() + " of group '" + memory.group() + "')");
+        }
+    }
+
     /** count elements of dtype, times factor, must fit in the symmetric buffer. */
     static void checkCount(String what, SymmetricMemory memory, DType dtype, long count, long factor) {
         if (count < 0) {

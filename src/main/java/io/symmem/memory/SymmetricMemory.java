@@ -115,6 +115,36 @@ public final class SymmetricMemory implements AutoCloseable {
         buffer.copyOut(peer, offsetBytes, dst);
     }
 
+    /** Writes src's remaining bytes into rank {@code peer}'s buffer at {@code offsetBytes} (a one-sided put). */
+    public void copyToPeer(int peer, long offsetBytes, ByteBuffer src) {
+        checkRank("peer", peer);
+        buffer.copyIn(peer, offsetBytes, src);
+    }
+
+    /** Writes {@code length} floats of src from {@code from} into rank {@code peer}'s buffer at {@code offsetBytes}. */
+    public void copyToPeer(int peer, long offsetBytes, float[] src, int from, int length) {
+        checkRank("peer", peer);
+        buffer.copyIn(peer, offsetBytes, src, from, length);
+    }
+
+    /** Reads {@code length} floats of rank {@code peer}'s buffer at {@code offsetBytes} into dst from {@code from}. */
+    public void copyFromPeer(int peer, long offsetBytes, float[] dst, int from, int length) {
+        checkRank("peer", peer);
+        buffer.copyOut(peer, offsetBytes, dst, from, length);
+    }
+
+    /** bf16/fp16 elements as raw 16-bit values, into rank {@code peer}'s buffer. */
+    public void copyToPeer(int peer, long offsetBytes, short[] src) {
+        checkRank("peer", peer);
+        buffer.copyIn(peer, offsetBytes, src, 0, src.length);
+    }
+
+    /** bf16/fp16 elements as raw 16-bit values, from rank {@code peer}'s buffer. */
+    public void copyFromPeer(int peer, long offsetBytes, short[] dst) {
+        checkRank("peer", peer);
+        buffer.copyOut(peer, offsetBytes, dst, 0, dst.length);
+    }
+
     /** Local memory of this buffer's device, for out-of-place results; close it when done. */
     public LocalBuffer allocateLocal(long bytes) {
         return buffer.backend().allocateLocal(bytes);

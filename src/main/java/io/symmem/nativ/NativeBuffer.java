@@ -248,6 +248,30 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
                 NativeStream.pointer(stream), Status.millis(timeout)), "symmem_reduce_scatter");
     }
 
+    public void broadcast(int dtype, long count, int root, LocalBuffer out, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_broadcast(open(), dtype, count, root, outPointer(out),
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_broadcast");
+    }
+
+    public void allToAll(int dtype, long count, LocalBuffer out, NativeStream stream, Duration timeout) {
+        Status.check(SymmemLibrary.symmem_all_to_all(open(), dtype, count, outPointer(out),
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_to_all");
+    }
+
+    /**
+     * All-to-all-v (symmem.h): the splits are world + 1 int64 slots at {@code splitsOffset} of this buffer;
+     * {@code outSplits} (local memory of 2 * world int64, required) receives the counts received and their
+     * offsets.
+     */
+    public void allToAllV(int dtype, long splitsOffset, LocalBuffer out, long outCapacity, LocalBuffer outSplits,
+            NativeStream stream, Duration timeout) {
+        if (outSplits == null) {
+            throw new NativeException.InvalidArgument("allToAllV: outSplits is null; it receives 2 x world int64");
+        }
+        Status.check(SymmemLibrary.symmem_all_to_all_v(open(), dtype, splitsOffset, outPointer(out), outCapacity,
+                outPointer(outSplits), NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_to_all_v");
+    }
+
     /** The concrete algorithm (1 one-shot, 2 two-shot, 3 two-shot-ce) AUTO picks for this all-reduce here. */
     public int autoAlgorithm(int dtype, long count, boolean inPlace) {
         try (IntPointer out = new IntPointer(1)) {

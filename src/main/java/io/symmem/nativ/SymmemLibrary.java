@@ -293,6 +293,16 @@ final class SymmemLibrary {
             @Cast("symmem_reduce_op") int op, @Cast("uint64_t") long count, Pointer out, Pointer stream,
             int timeoutMs);
 
+    static native int symmem_broadcast(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("uint64_t") long count, int root, Pointer out, Pointer stream, int timeoutMs);
+
+    static native int symmem_all_to_all(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("uint64_t") long count, Pointer out, Pointer stream, int timeoutMs);
+
+    static native int symmem_all_to_all_v(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
+            @Cast("uint64_t") long splitsOffset, Pointer out, @Cast("uint64_t") long outCapacity,
+            @Cast("int64_t*") Pointer outSplits, Pointer stream, int timeoutMs);
+
     static native int symmem_all_reduce_auto_algo(BufferHandle buffer, @Cast("symmem_dtype") int dtype,
             @Cast("uint64_t") long count, int inPlace, @Cast("symmem_algo*") IntPointer outAlgo);
 

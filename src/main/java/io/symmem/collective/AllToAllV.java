@@ -1,0 +1,56 @@
+package io.symmem.collective;
+
+import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
+import io.symmem.nativ.NativeStream;
+import java.time.Duration;
+
+/**
+ * All-to-all with variable splits (the shuffle, and mixture-of-experts dispatch and combine). Each rank's
+ * buffer holds its input elements from byte 0 and, at byte {@code splitsOffset} (a multiple of 8, after the
+ * input), world + 1 int64 slots: the caller (or an earlier kernel on the stream) writes slot p, how many
+ * elements go to rank p, taken from the input in rank order; the call writes the last slot itself. Rank p
+ * receives the parts for it packed in rank order, into {@code out} (local memory of {@code outCapacity}
+ * elements) or, with {@code out == null}, in place from byte 0 (capacity: the elements before the splits).
+ * {@code outSplits} (local memory of 2 * world int64) receives how many elements came from each rank, then
+ * where each rank's part starts in the output. Splits that do not fit fail on every rank, naming the rank,
+ * the peer and the sizes, and write nothing.
+ */
+public final class AllToAllV {
+    private AllToAllV() {
+    }
+
+    /** Bytes of the splits' slots in a buffer of a group of {@code world} ranks. */
+    public static long splitsBytes(int world) {
+        return Long.BYTES * (world + 1L);
+    }
+
+    public static void run(SymmetricMemory memory, DType dtype, long splitsOffset, LocalBuffer out, long outCapacity,
+            LocalBuffer outSplits, NativeStream stream, Duration timeout) {
+        Collectives.require(memory, "memory");
+        Collectives.require(dtype, "dtype");
+        Collectives.require(outSplits, "outSplits");
+        Collectives.checkTimeout(timeout);
+        int world = memory.worldSize();
+        if (splitsOffset < 0 || splitsOffset % Long.BYTES != 0
+                || splitsOffset > memory.sizeBytes() - splitsBytes(world)) {
+            throw new IllegalArgumentException("all-to-all-v: splitsOffset " + splitsOffset + " must be a multiple of 8 with "
+                    + splitsBytes(world) + " bytes (world + 1 int64 slots) after it inside the symmetric buffer of group '"
+                    + memory.group() + "' (" + memory.sizeBytes() + " bytes)");
+        }
+        if (outCapacity < 0) {
+            throw new IllegalArgumentException("all-to-all-v: outCapacity must be >= 0, got " + outCapacity);
+        }
+        if (outSplits.size() < 2L * Long.BYTES * world) {
+            throw new IllegalArgumentException("all-to-all-v: outSplits holds " + outSplits.size() + " bytes, but 2 x world "
+                    + world + " int64 need " + 2L * Long.BYTES * world);
+        }
+        Collectives.checkOut("all-to-all-v", memory, outSplits, 0, dtype, 0);
+        if (out != null) {
+            Collectives.checkOut("all-to-all-v", memory, out, Math.multiplyExact(outCapacity, dtype.bytes()), dtype,
+                    outCapacity);
+        }
+        memory.nativeBuffer().allToAllV(dtype.code(), splitsOffset, out, out == null ? 0 : outCapacity, outSplits, stream,
+                timeout);
+    }
+}

@@ -1,0 +1,253 @@
+// All-to-all-v, all-to-all and broadcast on the host backend, worlds 2 to 4, every dtype, in place
+// and out of place: random splits, zeros, everything to one rank, odd sizes, each element checked
+// bit for bit (the three are copies: no element is converted). Splits that do not fit fail on every
+// rank with the same message, write nothing, and leave the buffer in step (the next call is right).
+// Two threads run on two buffers at once throughout.
+#include <cstring>
+#include <thread>
+
+#include "test_util.h"
+
+namespace {
+
+const symmem_dtype kDtypes[] = {SYMMEM_FLOAT32, SYMMEM_BFLOAT16, SYMMEM_FLOAT16};
+const uint64_t kRoomBytes = 6006;  // input room before the splits: odd element counts for every dtype
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+// Element k of rank q's part for rank p in round `round`, as raw bits of the element's size.
+uint32_t element(int q, int p, uint64_t k, int round) {
+  return static_cast<uint32_t>(mix((uint64_t(round) << 48) ^ (uint64_t(q) << 40) ^ (uint64_t(p) << 32) ^ k));
+}
+
+// How many elements rank q sends to rank p in round `round` (every rank computes every rank's).
+int64_t split(int world, int round, int q, int p, uint64_t room) {
+  const uint64_t share = room / world;
+  switch (round % 5) {
+    case 0: return 0;                                                     // nothing moves
+    case 1: return p == round % world ? int64_t(share) - q : 0;           // everything to one rank
+    case 2: return (q + p) % 2 == 0 ? 0 : int64_t(mix(round * 131 + q * 17 + p) % (share + 1));
+    case 3: return q == p ? int64_t(share) : 1;                           // mostly to itself
+    default: return int64_t(mix(round * 7919 + q * 31 + p) % (share + 1));
+  }
+}
+
+void put(char* p, uint64_t i, size_t es, uint32_t v) {
+  if (es == 4) std::memcpy(p + i * 4, &v, 4);
+  else {
+    const uint16_t h = static_cast<uint16_t>(v);
+    std::memcpy(p + i * 2, &h, 2);
+  }
+}
+
+uint32_t get(const char* p, uint64_t i, size_t es) {
+  if (es == 4) {
+    uint32_t v;
+    std::memcpy(&v, p + i * 4, 4);
+    return v;
+  }
+  uint16_t h;
+  std::memcpy(&h, p + i * 2, 2);
+  return h;
+}
+
+uint32_t narrow(uint32_t v, size_t es) { return es == 4 ? v : (v & 0xffffu); }
+
+struct Rank {
+  int rank, world;
+  symmem_buffer* b;
+  uint64_t splits_at;
+};
+
+// One all-to-all-v round on b, checked: every received element and both rows of out_splits.
+void a2av_round(const Rank& r, symmem_dtype dtype, int round, bool in_place) {
+  const size_t es = symmem_dtype_size(dtype);
+  const uint64_t room = r.splits_at / es;
+  char* mine = static_cast<char*>(symmem_buffer_ptr(r.b, r.rank));
+  int64_t* splits = reinterpret_cast<int64_t*>(mine + r.splits_at);
+  uint64_t at = 0;
+  for (int p = 0; p < r.world; ++p) {
+    splits[p] = split(r.world, round, r.rank, p, room);
+    for (int64_t k = 0; k < splits[p]; ++k) put(mine, at + k, es, element(r.rank, p, k, round));
+    at += splits[p];
+  }
+  std::vector<char> out(room * es + 64, 0x5a);
+  std::vector<int64_t> out_splits(2 * r.world, -7);
+  CHECK_OK(symmem_all_to_all_v(r.b, dtype, r.splits_at, in_place ? nullptr : out.data(), room,
+                               out_splits.data(), nullptr, 10000));
+  const char* res = in_place ? mine : out.data();
+  int64_t offset = 0;
+  for (int q = 0; q < r.world; ++q) {
+    const int64_t n = split(r.world, round, q, r.rank, room);
+    if (out_splits[q] != n || out_splits[r.world + q] != offset)
+      TEST_FAIL("round %d dtype %d %s: from rank %d out_splits says %lld at %lld, expected %lld at %lld", round,
+                int(dtype), in_place ? "in place" : "out of place", q, (long long)out_splits[q],
+                (long long)out_splits[r.world + q], (long long)n, (long long)offset);
+    for (int64_t k = 0; k < n; ++k) {
+      const uint32_t want = narrow(element(q, r.rank, k, round), es);
+      if (get(res, offset + k, es) != want)
+        TEST_FAIL("round %d dtype %d %s: element %lld from rank %d is %#x, expected %#x", round, int(dtype),
+                  in_place ? "in place" : "out of place", (long long)k, q, get(res, offset + k, es), want);
+    }
+    offset += n;
+  }
+  // Out of place, nothing past the received elements was touched.
+  if (!in_place)
+    for (uint64_t i = uint64_t(offset) * es; i < out.size(); ++i)
+      if (out[i] != 0x5a) TEST_FAIL("round %d: byte %llu past the %lld received elements was written", round,
+                                    (unsigned long long)i, (long long)offset);
+  CHECK_OK(symmem_barrier(r.b, 0, 10000));  // every rank checked before the inputs change
+}
+
+void a2a_round(const Rank& r, symmem_dtype dtype, int round, bool in_place) {
+  const size_t es = symmem_dtype_size(dtype);
+  const uint64_t count = (r.splits_at / es) / r.world - (round % 3);
+  char* mine = static_cast<char*>(symmem_buffer_ptr(r.b, r.rank));
+  for (int p = 0; p < r.world; ++p)
+    for (uint64_t k = 0; k < count; ++k) put(mine, p * count + k, es, element(r.rank, p, k, round));
+  std::vector<char> out(count * es * r.world);
+  CHECK_OK(symmem_all_to_all(r.b, dtype, count, in_place ? nullptr : out.data(), nullptr, 10000));
+  const char* res = in_place ? mine : out.data();
+  for (int q = 0; q < r.world; ++q)
+    for (uint64_t k = 0; k < count; ++k)
+      if (get(res, q * count + k, es) != narrow(element(q, r.rank, k, round), es))
+        TEST_FAIL("all_to_all round %d dtype %d %s: block of rank %d, element %llu wrong", round, int(dtype),
+                  in_place ? "in place" : "out of place", q, (unsigned long long)k);
+  CHECK_OK(symmem_barrier(r.b, 0, 10000));
+}
+
+void broadcast_round(const Rank& r, symmem_dtype dtype, int round, bool in_place) {
+  const size_t es = symmem_dtype_size(dtype);
+  const uint64_t count = r.splits_at / es - 1 - round;
+  const int root = round % r.world;
+  char* mine = static_cast<char*>(symmem_buffer_ptr(r.b, r.rank));
+  for (uint64_t k = 0; k < count; ++k) put(mine, k, es, element(r.rank, 0, k, round));
+  std::vector<char> out(count * es);
+  CHECK_OK(symmem_broadcast(r.b, dtype, count, root, in_place ? nullptr : out.data(), nullptr, 10000));
+  const char* res = in_place ? mine : out.data();
+  for (uint64_t k = 0; k < count; ++k)
+    if (get(res, k, es) != narrow(element(root, 0, k, round), es))
+      TEST_FAIL("broadcast round %d from root %d dtype %d %s: element %llu wrong", round, root, int(dtype),
+                in_place ? "in place" : "out of place", (unsigned long long)k);
+  if (!in_place)  // the root's buffer was read, not written
+    for (uint64_t k = 0; k < count; ++k) CHECK(get(mine, k, es) == narrow(element(r.rank, 0, k, round), es));
+  CHECK_OK(symmem_barrier(r.b, 0, 10000));
+}
+
+void rounds(const Rank& r, int first_round) {
+  for (symmem_dtype d : kDtypes)
+    for (int round = first_round; round < first_round + 10; ++round) {
+      a2av_round(r, d, round, round % 2 == 0);
+      a2a_round(r, d, round, round % 2 == 1);
+      broadcast_round(r, d, round, round % 2 == 0);
+    }
+}
+
+// Splits that do not fit: every rank fails with the same message, out and out_splits untouched, and
+// the next call is right.
+void bad_splits(const Rank& r) {
+  const size_t es = 4;
+  const uint64_t room = r.splits_at / es;
+  char* mine = static_cast<char*>(symmem_buffer_ptr(r.b, r.rank));
+  int64_t* splits = reinterpret_cast<int64_t*>(mine + r.splits_at);
+  std::vector<char> out(room * es, 0x33);
+  std::vector<int64_t> out_splits(2 * r.world, -7);
+  struct Case {
+    const char* what;
+    int64_t bad;      // rank 1's split for rank 0
+    uint64_t capacity;  // rank world-1's capacity
+    const char* message;
+  };
+  const Case cases[] = {
+      {"negative", -3, room, "rank 1's split for rank 0 is -3; a split counts elements and cannot be negative"},
+      {"more than the input", int64_t(room) + 1, room, "rank 1's splits need more input than it holds: its part for rank 0"},
+      {"more than an output", 0, 1, "more than its output holds (1)"},
+  };
+  for (const Case& c : cases) {
+    for (int p = 0; p < r.world; ++p) splits[p] = 2;
+    if (r.rank == 1) splits[0] = c.bad;
+    const uint64_t capacity = r.rank == r.world - 1 ? c.capacity : room;
+    CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at, out.data(), capacity, out_splits.data(),
+                                     nullptr, 10000),
+                 SYMMEM_ERR_INVALID_ARGUMENT);
+    CHECK_ERROR_HAS(c.message);
+    CHECK_ERROR_HAS("nothing was written");
+    for (char x : out)
+      if (x != 0x33) TEST_FAIL("%s: out was written after splits that do not fit", c.what);
+    for (int64_t x : out_splits)
+      if (x != -7) TEST_FAIL("%s: out_splits was written after splits that do not fit", c.what);
+  }
+  a2av_round(r, SYMMEM_FLOAT32, 4, false);
+}
+
+void bad_args(const Rank& r) {
+  std::vector<int64_t> out_splits(2 * r.world);
+  CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at + 4, nullptr, 0, out_splits.data(), nullptr,
+                                   1000),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("is not a multiple of 8");
+  CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at + 8, nullptr, 0, out_splits.data(), nullptr,
+                                   1000),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("int64 slots) exceed the buffer's");
+  CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at, nullptr, 0, nullptr, nullptr, 1000),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("out_splits is NULL");
+  int64_t* inside = static_cast<int64_t*>(symmem_buffer_ptr(r.b, r.rank));
+  CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at, nullptr, 0, inside, nullptr, 1000),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("out_splits");
+  CHECK_ERROR_HAS("overlaps the symmetric buffer");
+  CHECK_STATUS(symmem_broadcast(r.b, SYMMEM_FLOAT32, 4, r.world, nullptr, nullptr, 1000), SYMMEM_ERR_INVALID_ARGUMENT);
+  char want[96];
+  std::snprintf(want, sizeof want, "root %d is out of range 0..%d", r.world, r.world - 1);
+  CHECK_ERROR_HAS(want);
+  CHECK_STATUS(symmem_broadcast(r.b, SYMMEM_FLOAT32, 4, -1, nullptr, nullptr, 1000), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("root -1");
+  const uint64_t too_many = symmem_buffer_size(r.b) / 4 / r.world + 1;
+  CHECK_STATUS(symmem_all_to_all(r.b, SYMMEM_FLOAT32, too_many, nullptr, nullptr, 1000), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("x world");
+  CHECK_STATUS(symmem_all_to_all(r.b, SYMMEM_FLOAT32, 4, static_cast<char*>(symmem_buffer_ptr(r.b, r.rank)) + 64,
+                                 nullptr, 1000),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("overlaps the symmetric buffer");
+}
+
+int rank_main(int world, int rank) {
+  Names names1("hosta2a-1", world), names2("hosta2a-2", world);
+  const uint64_t splits_at = (kRoomBytes + 7) / 8 * 8;
+  const uint64_t bytes = splits_at + 8 * (world + 1);
+  symmem_backend* be = nullptr;
+  CHECK_OK(symmem_backend_open("host", 0, &be));
+  symmem_buffer* b1 = nullptr;
+  symmem_buffer* b2 = nullptr;
+  CHECK_OK(symmem_buffer_alloc(be, bytes, &b1));
+  CHECK_OK(symmem_buffer_alloc(be, bytes, &b2));
+  exchange_and_import(b1, names1, rank, world);
+  exchange_and_import(b2, names2, rank, world);
+  const Rank r1{rank, world, b1, splits_at}, r2{rank, world, b2, splits_at};
+  bad_args(r1);
+  std::thread other([&] { rounds(r2, 100); });
+  rounds(r1, 0);
+  other.join();
+  bad_splits(r1);
+  CHECK_OK(symmem_buffer_free(b1));
+  CHECK_OK(symmem_buffer_free(b2));
+  CHECK_OK(symmem_backend_close(be));
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  for (int world = 2; world <= 4; ++world)
+    if (!run_ranks(world, 120, [&](int rank) { return rank_main(world, rank); })) return 1;
+  std::printf("test_host_all_to_all: all-to-all-v, all-to-all and broadcast, worlds 2-4, 3 dtypes: OK\n");
+  return 0;
+}
