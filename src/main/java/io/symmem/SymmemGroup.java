@@ -282,7 +282,7 @@ public final class SymmemGroup implements AutoCloseable {
 
     /**
      * How many elements a buffer holds for {@link #allToAllV}: its last 8 x (size() + 1) bytes, rounded to
-     * whole int64 slots, carry the counts, and input and output use the elements before them.
+     * whole int64 slots, hold the counts, and input and output use the elements before them.
      */
     public long allToAllVCapacity(SymmetricBuffer buffer) {
         return splitsOffset(buffer, "allToAllVCapacity") / buffer.dtype().bytes();

@@ -227,6 +227,41 @@ class LibraryExampleIT {
         }
     }
 
+    @Test
+    void theShuffleExampleMovesEveryRecordToItsOwnerOnFourRanks() throws Exception {
+        String source = Files.readString(Path.of("docs", "examples", "library", "src", "main", "java", "ShuffleExample.java"));
+        Path dir = compile(source);
+        String classPath = dir + File.pathSeparator + libraryClassPath();
+        int store = Ports.free();
+        List<RankProcess> ranks = new ArrayList<>();
+        try {
+            for (int r = 0; r < 4; r++) {
+                Map<String, String> env = env(r, store, Map.of());
+                env.put("WORLD_SIZE", "4");
+                ranks.add(RankProcess.startClass("shuffle" + r, env, classPath, "ShuffleExample"));
+            }
+            long sent = 0;
+            long received = 0;
+            Pattern line = Pattern.compile("rank (\\d) of 4: sent (\\d+) records, received (\\d+) .* (\\d+) keys checked: ok");
+            for (int r = 0; r < 4; r++) {
+                RankProcess p = ranks.get(r);
+                int code = p.exitCode(120);
+                String all = p.output() + p.errors();
+                assertThat(code).as(all).isZero();
+                Matcher m = line.matcher(p.output());
+                assertThat(m.find()).as(all).isTrue();
+                assertThat(m.group(1)).isEqualTo(Integer.toString(r));
+                assertThat(m.group(4)).as("64 keys, every 4th owned by rank " + r).isEqualTo("16");
+                sent += Long.parseLong(m.group(2));
+                received += Long.parseLong(m.group(3));
+            }
+            // Every record arrived exactly once somewhere (and each owner's sums were checked above).
+            assertThat(received).isEqualTo(sent).isGreaterThan(1000);
+        } finally {
+            ranks.forEach(RankProcess::close);
+        }
+    }
+
     private static Map<String, String> world3(int rank, int store) {
         Map<String, String> env = env(rank, store, Map.of());
         env.put("WORLD_SIZE", "3");
