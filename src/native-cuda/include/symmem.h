@@ -294,9 +294,9 @@ symmem_status symmem_all_to_all(symmem_buffer* buffer, symmem_dtype dtype, uint6
  * output capacity, for the peers' checks). The splits are read when the call runs, so an earlier
  * kernel on the stream may write them. Rank p receives the parts for it packed in rank order:
  * into `out` (local memory of `out_capacity` elements) or, with out NULL, in place from byte 0 of
- * its buffer (capacity: the splits_offset bytes before the splits). out_splits (local memory,
- * 2 * world int64) receives how many elements came from each rank, then where each rank's part
- * starts in the output. Splits that do not fit (a negative split, more input than the room before
+ * its buffer (capacity: the splits_offset bytes before the splits). out_splits (2 * world int64, in
+ * local memory or in this rank's buffer after the slots) receives how many elements came from each
+ * rank, then where each rank's part starts in the output. Splits that do not fit (a negative split, more input than the room before
  * the splits, more output than a rank's capacity) fail with SYMMEM_ERR_INVALID_ARGUMENT on every
  * rank, naming the rank, the peer and the sizes, and write nothing to out. */
 symmem_status symmem_all_to_all_v(symmem_buffer* buffer, symmem_dtype dtype, uint64_t splits_offset,

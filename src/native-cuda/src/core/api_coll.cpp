@@ -30,13 +30,13 @@ symmem_status symmem_buffer::reduce_scatter(uint64_t, int, int, uint64_t, void*,
   return fail(SYMMEM_ERR_UNSUPPORTED, "reduce_scatter is not supported by this backend");
 }
 symmem_status symmem_buffer::broadcast(uint64_t, int, uint64_t, int, void*, void*, int) {
-  return fail(SYMMEM_ERR_UNSUPPORTED, "broadcast is not supported by this backend yet (the host backend has it)");
+  return fail(SYMMEM_ERR_UNSUPPORTED, "broadcast is not supported by this backend");
 }
 symmem_status symmem_buffer::all_to_all(uint64_t, int, uint64_t, void*, void*, int) {
-  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all is not supported by this backend yet (the host backend has it)");
+  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all is not supported by this backend");
 }
 symmem_status symmem_buffer::all_to_all_v(uint64_t, int, uint64_t, void*, uint64_t, int64_t*, void*, int) {
-  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all_v is not supported by this backend yet (the host backend has it)");
+  return fail(SYMMEM_ERR_UNSUPPORTED, "all_to_all_v is not supported by this backend");
 }
 symmem_status symmem_buffer::device_uuid(int, uint8_t*) {
   return fail(SYMMEM_ERR_UNSUPPORTED, "this backend has no GPU, so no device UUID");
@@ -378,9 +378,18 @@ symmem_status symmem_all_to_all_v(symmem_buffer* buffer, symmem_dtype dtype, uin
                    "buffer's %llu bytes",
                    what, static_cast<unsigned long long>(splits_offset), static_cast<unsigned long long>(slots),
                    static_cast<unsigned long long>(world + 1), static_cast<unsigned long long>(buffer->size()));
-    SYMMEM_REQUIRE(!buffer->overlaps(out_splits, 2 * world * sizeof(int64_t)),
-                   "%s: out_splits %p overlaps the symmetric buffer; pass local memory", what,
-                   static_cast<void*>(out_splits));
+    SYMMEM_REQUIRE(reinterpret_cast<uintptr_t>(out_splits) % sizeof(int64_t) == 0,
+                   "%s: out_splits %p is not aligned to 8 bytes", what, static_cast<void*>(out_splits));
+    // The own buffer after the slots is no peer's to read: out_splits may lie there.
+    const char* own = static_cast<const char*>(buffer->ptr(buffer->rank()));
+    const char* counts = reinterpret_cast<const char*>(out_splits);
+    const uint64_t counts_bytes = 2 * world * sizeof(int64_t);
+    const bool in_own_tail = counts >= own + splits_offset + slots && counts <= own + buffer->size() &&
+                             counts_bytes <= static_cast<uint64_t>(own + buffer->size() - counts);
+    SYMMEM_REQUIRE(in_own_tail || !buffer->overlaps(out_splits, counts_bytes),
+                   "%s: out_splits %p overlaps the symmetric buffer, and not in this rank's part after the "
+                   "splits' slots (from byte %llu); pass local memory, or a place there", what,
+                   static_cast<void*>(out_splits), static_cast<unsigned long long>(splits_offset + slots));
     if (out != nullptr) {
       const uint64_t es = dtype_bytes(d);
       SYMMEM_REQUIRE(out_capacity <= UINT64_MAX / es, "%s: out_capacity %llu is too large", what,

@@ -1204,6 +1204,160 @@ __global__ void __launch_bounds__(512, blocks_per_sm<W>()) reduce_scatter_kernel
   if (!coll_barrier(a, e + 2, 2, 2)) return;
 }
 
+// ---- broadcast, all-to-all, all-to-all-v ----------------------------------------------------------
+// Copies with no arithmetic, so type-blind: 4-byte elements move as float, 2-byte ones as __half.
+// Each reads its peers' data between the two barriers (pull), as the all-gather does; the grid comes
+// from arguments that are equal on every rank (count, splits_offset), never from a rank's own sizes,
+// so that every rank launches the same blocks and the per-block barriers pair.
+
+// n elements from src to dst by `lanes` threads, this one being `lane`: 16-byte vectors where src
+// and dst are aligned alike (a head of single elements first), single elements otherwise.
+template <class T>
+__device__ __forceinline__ void copy_elements(T* dst, const T* src, uint64_t n, uint64_t lane, uint64_t lanes) {
+  constexpr int N = 16 / sizeof(T);
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst), sa = reinterpret_cast<uintptr_t>(src);
+  if ((d ^ sa) % 16 != 0) {
+    for (uint64_t i = lane; i < n; i += lanes) dst[i] = src[i];
+    return;
+  }
+  uint64_t head = ((16 - d % 16) % 16) / sizeof(T);
+  if (head > n) head = n;
+  for (uint64_t i = lane; i < head; i += lanes) dst[i] = src[i];
+  const uint64_t packs = (n - head) / N;
+  T* vd = dst + head;
+  const T* vs = src + head;
+  for (uint64_t i = lane; i < packs; i += lanes) store<T, N>(vd + i * N, load_cg<T, N>(vs + i * N));
+  for (uint64_t i = head + packs * N + lane; i < n; i += lanes) dst[i] = src[i];
+}
+
+// Broadcast: every rank but an in-place root copies the root's count elements.
+template <class T, bool IN_PLACE>
+__global__ void __launch_bounds__(512) broadcast_kernel(CollArgs a, uint64_t count, int root, T* out) {
+  const uint32_t e = enter_epoch(a);
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  if (!IN_PLACE || a.rank != root)
+    copy_elements<T>(IN_PLACE ? reinterpret_cast<T*>(a.data[a.rank]) : out,
+                     reinterpret_cast<const T*>(a.data[root]), count, gtid(), gsize());
+  coll_barrier(a, e + 2, 2, 2);  // the root's data stay until every rank has read them
+}
+
+// All-to-all: block q of the result is block `rank` of rank q's data. In place, `out` is scratch
+// that the launcher copies back once the kernel is done (peers read the own data until then).
+template <class T>
+__global__ void __launch_bounds__(512) all_to_all_kernel(CollArgs a, uint64_t count, T* out) {
+  const uint32_t e = enter_epoch(a);
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  for (int k = 0; k < a.world; ++k) {
+    const int q = (a.rank + k) % a.world;  // spread the ranks' reads over the owners
+    copy_elements<T>(out + q * count, reinterpret_cast<const T*>(a.data[q]) + a.rank * count, count, gtid(),
+                     gsize());
+  }
+  coll_barrier(a, e + 2, 2, 2);
+}
+
+// The verdict on every rank's splits row (world counts, then the capacity), the same on every rank
+// and block: 0 when they fit, else kSplit*, recorded by block 0 (ErrorRecord::bad_splits).
+__device__ uint32_t judge_splits(const int64_t* rows, int world, uint64_t room, ErrorRecord* err, bool report) {
+  uint32_t kind = 0;
+  int from = 0, to = 0;
+  int64_t n = 0;
+  uint64_t at = 0, limit = 0, total = 0;
+  for (int q = 0; q < world && kind == 0; ++q) {
+    uint64_t sent = 0;
+    for (int p = 0; p < world; ++p) {
+      const int64_t x = rows[q * (world + 1) + p];
+      if (x < 0 || uint64_t(x) > room - sent) {
+        kind = x < 0 ? kSplitNegative : kSplitInput;
+        from = q, to = p, n = x, at = sent, limit = room;
+        break;
+      }
+      sent += uint64_t(x);
+    }
+  }
+  for (int p = 0; p < world && kind == 0; ++p) {
+    const int64_t c = rows[p * (world + 1) + world];
+    const uint64_t capacity = c < 0 ? 0 : uint64_t(c);
+    uint64_t received = 0;
+    for (int q = 0; q < world; ++q) {
+      const uint64_t x = uint64_t(rows[q * (world + 1) + p]);
+      if (x > capacity - received) {
+        kind = kSplitOutput;
+        from = q, to = p, n = int64_t(x), at = received, limit = capacity;
+        for (int k = 0; k < world; ++k) total += uint64_t(rows[k * (world + 1) + p]);
+        break;
+      }
+      received += x;
+    }
+  }
+  if (kind != 0 && report) {
+    err->split_from = from;
+    err->split_to = to;
+    err->split_n = n;
+    err->split_at = at;
+    err->split_limit = limit;
+    err->split_total = total;
+    __threadfence_system();
+    err->bad_splits = kind;
+    __threadfence_system();
+  }
+  return kind;
+}
+
+// Bytes before the data of the in-place scratch: the received count (UINT64_MAX after bad splits),
+// for the copy back; 16 keep the data 16-byte aligned.
+constexpr uint64_t kA2avScratchHeader = 16;
+
+// All-to-all-v: each block writes the own capacity beside the own splits (its own barrier orders
+// it for the peers' same block), reads every row after the first barrier, judges them, and copies
+// the parts for this rank, packed in rank order. out_splits: counts, then offsets (block 0).
+template <class T, bool IN_PLACE>
+__global__ void __launch_bounds__(512) all_to_all_v_kernel(CollArgs a, uint64_t splits_at, T* out,
+                                                           uint64_t capacity, int64_t* out_splits) {
+  __shared__ int64_t rows[kMaxCollWorld * (kMaxCollWorld + 1)];
+  __shared__ uint32_t verdict;
+  const uint32_t e = enter_epoch(a);
+  const int world = a.world;
+  if (threadIdx.x == 0) {
+    reinterpret_cast<int64_t*>(a.data[a.rank] + splits_at)[world] =
+        capacity > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(capacity);
+    __threadfence_system();
+  }
+  if (!coll_barrier(a, e + 1, 1, 2)) return;
+  for (int t = threadIdx.x; t < world * (world + 1); t += blockDim.x)
+    rows[t] = __ldcg(reinterpret_cast<const long long*>(a.data[t / (world + 1)] + splits_at) + t % (world + 1));
+  __syncthreads();
+  if (threadIdx.x == 0) verdict = judge_splits(rows, world, splits_at / sizeof(T), a.err, blockIdx.x == 0);
+  __syncthreads();
+  uint64_t received = 0;
+  for (int q = 0; q < world; ++q) received += verdict == 0 ? uint64_t(rows[q * (world + 1) + a.rank]) : 0;
+  if (IN_PLACE && blockIdx.x == 0 && threadIdx.x == 0)
+    *reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(out) - kA2avScratchHeader) =
+        verdict == 0 ? received : UINT64_MAX;
+  if (verdict == 0) {
+    uint64_t offset = 0;
+    for (int q = 0; q < world; ++q) {
+      uint64_t from = 0;  // where rank q's part for this rank starts in its input
+      for (int p = 0; p < a.rank; ++p) from += uint64_t(rows[q * (world + 1) + p]);
+      const uint64_t n = uint64_t(rows[q * (world + 1) + a.rank]);
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        out_splits[q] = int64_t(n);
+        out_splits[world + q] = int64_t(offset);
+      }
+      copy_elements<T>(out + offset, reinterpret_cast<const T*>(a.data[q]) + from, n, gtid(), gsize());
+      offset += n;
+    }
+  }
+  coll_barrier(a, e + 2, 2, 2);  // also after bad splits: every rank has read every row
+}
+
+// The in-place all-to-all-v's copy back from its scratch, as many elements as were received.
+template <class T>
+__global__ void __launch_bounds__(512) a2av_copy_back_kernel(T* dst, const T* scratch) {
+  const uint64_t n = *reinterpret_cast<const uint64_t*>(reinterpret_cast<const char*>(scratch) - kA2avScratchHeader);
+  if (n == UINT64_MAX) return;
+  copy_elements<T>(dst, scratch, n, gtid(), gsize());
+}
+
 // ---- launch helpers -----------------------------------------------------------------------------
 // The runtime's cudaLaunchKernelEx finds the kernel's function for the current context on every
 // call (a lookup keyed by the host stub) and then calls the driver's cuLaunchKernelEx. Here each
@@ -1667,6 +1821,62 @@ cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count,
   });
 }
 
+namespace {
+
+// Copies move 4-byte elements as float and 2-byte ones as __half.
+template <class F>
+cudaError_t with_copy_type(int dtype, F&& f) {
+  if (dtype == SYMMEM_FLOAT32) return f(float{});
+  return f(__half{});
+}
+
+}  // namespace
+
+cudaError_t launch_broadcast(CollArgs a, int dtype, uint64_t count, int root, void* out, cudaStream_t s) {
+  a.op = kOpBroadcast;
+  return with_copy_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const Grid g = grid_for(count / (16 / sizeof(T)), tuning().two_shot_blocks);
+    if (out == nullptr)
+      return launch<broadcast_kernel<T, true>>(g.blocks, g.threads, s, a, count, root, static_cast<T*>(nullptr));
+    return launch<broadcast_kernel<T, false>>(g.blocks, g.threads, s, a, count, root, static_cast<T*>(out));
+  });
+}
+
+cudaError_t launch_all_to_all(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s) {
+  a.op = kOpAllToAll;
+  return with_copy_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const Grid g = grid_for(count * a.world / (16 / sizeof(T)), tuning().two_shot_blocks);
+    return launch<all_to_all_kernel<T>>(g.blocks, g.threads, s, a, count, static_cast<T*>(out));
+  });
+}
+
+uint64_t a2av_scratch_header() { return kA2avScratchHeader; }
+
+cudaError_t launch_all_to_all_v(CollArgs a, int dtype, uint64_t splits_at, void* out, uint64_t capacity,
+                                int64_t* out_splits, bool in_place, cudaStream_t s) {
+  a.op = kOpAllToAllV;
+  return with_copy_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const Grid g = grid_for(splits_at / 16, tuning().two_shot_blocks);
+    if (in_place)
+      return launch<all_to_all_v_kernel<T, true>>(g.blocks, g.threads, s, a, splits_at, static_cast<T*>(out),
+                                                  capacity, out_splits);
+    return launch<all_to_all_v_kernel<T, false>>(g.blocks, g.threads, s, a, splits_at, static_cast<T*>(out),
+                                                 capacity, out_splits);
+  });
+}
+
+cudaError_t launch_a2av_copy_back(int dtype, void* dst, const void* scratch, uint64_t max_bytes, cudaStream_t s) {
+  return with_copy_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const Grid g = grid_for(max_bytes / 16, tuning().two_shot_blocks);
+    return launch_plain<a2av_copy_back_kernel<T>>(g.blocks, g.threads, s, static_cast<T*>(dst),
+                                                  static_cast<const T*>(scratch));
+  });
+}
+
 cudaError_t load_all_kernels() {
   Loader load;
   load(put_signal_kernel);
@@ -1689,6 +1899,18 @@ cudaError_t load_all_kernels() {
   load_gathers<float, 1>(load);
   load_gathers<__half, 8>(load);
   load_gathers<__half, 1>(load);
+  load(broadcast_kernel<float, true>);
+  load(broadcast_kernel<float, false>);
+  load(broadcast_kernel<__half, true>);
+  load(broadcast_kernel<__half, false>);
+  load(all_to_all_kernel<float>);
+  load(all_to_all_kernel<__half>);
+  load(all_to_all_v_kernel<float, true>);
+  load(all_to_all_v_kernel<float, false>);
+  load(all_to_all_v_kernel<__half, true>);
+  load(all_to_all_v_kernel<__half, false>);
+  load(a2av_copy_back_kernel<float>);
+  load(a2av_copy_back_kernel<__half>);
   return load.first;
 }
 

@@ -117,6 +117,9 @@ const char* op_name(uint32_t op) {
     case kOpAllGather: return "all_gather";
     case kOpReduceScatter: return "reduce_scatter";
     case kOpAllReduceCe: return "all_reduce two-shot-ce";
+    case kOpBroadcast: return "broadcast";
+    case kOpAllToAll: return "all_to_all";
+    case kOpAllToAllV: return "all_to_all_v";
     default: return "device wait";
   }
 }
@@ -684,7 +687,13 @@ symmem_status DeviceBuffer::synchronize(void* s) {
 }
 
 symmem_status DeviceBuffer::check() {
-  if (err_host_->status == 0) return SYMMEM_OK;
+  if (err_host_->status == 0) {
+    if (err_host_->bad_splits == 0) return SYMMEM_OK;
+    const SplitVerdict v{err_host_->bad_splits, err_host_->split_from, err_host_->split_to, err_host_->split_n,
+                         err_host_->split_at, err_host_->split_limit, err_host_->split_total};
+    err_host_->bad_splits = 0;
+    return report_bad_splits(v);
+  }
   const ErrorRecord e{err_host_->status, err_host_->op,          err_host_->channel,
                       err_host_->peer,   err_host_->nbarriers, err_host_->timeout_ms};
   // Clear for the next report: the record, then the device claim word. The in-place two-shot's
@@ -733,6 +742,28 @@ symmem_status DeviceBuffer::report_timeout(const ErrorRecord& e) {
                   op_name(e.op), e.channel, e.nbarriers,
                   e.channel == 1 ? "waiting for inputs" : "waiting for peers", e.peer,
                   e.timeout_ms);
+  }
+}
+
+symmem_status DeviceBuffer::report_bad_splits(const SplitVerdict& e) {
+  const char* what = "all_to_all_v";
+  switch (e.kind) {
+    case kSplitNegative:
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                  "%s: rank %d's split for rank %d is %lld; a split counts elements and cannot be negative; "
+                  "nothing was written", what, e.split_from, e.split_to, static_cast<long long>(e.split_n));
+    case kSplitInput:
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                  "%s: rank %d's splits need more input than it holds: its part for rank %d (%lld elements from "
+                  "element %llu) ends past the %llu elements before its splits; nothing was written", what,
+                  e.split_from, e.split_to, static_cast<long long>(e.split_n),
+                  static_cast<unsigned long long>(e.split_at), static_cast<unsigned long long>(e.split_limit));
+    default:
+      return fail(SYMMEM_ERR_INVALID_ARGUMENT,
+                  "%s: rank %d would receive %llu elements, more than its output holds (%llu): the part from rank "
+                  "%d (%lld elements at element %llu) does not fit; nothing was written", what, e.split_to,
+                  static_cast<unsigned long long>(e.split_total), static_cast<unsigned long long>(e.split_limit),
+                  e.split_from, static_cast<long long>(e.split_n), static_cast<unsigned long long>(e.split_at));
   }
 }
 
@@ -818,6 +849,77 @@ symmem_status DeviceBuffer::reduce_scatter(uint64_t at, int dtype, int op, uint6
   return ordered(s, [&]() -> symmem_status {
     SYMMEM_RT(launch_reduce_scatter(a, dtype, op, count, out, static_cast<cudaStream_t>(s)),
               "reduce_scatter: kernel launch");
+    return SYMMEM_OK;
+  });
+}
+
+symmem_status DeviceBuffer::broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out, void* s,
+                                      int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "broadcast"));
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_broadcast(a, dtype, count, root, out, static_cast<cudaStream_t>(s)), "broadcast: kernel launch");
+    return SYMMEM_OK;
+  });
+}
+
+// In place, the peers read this rank's blocks until the kernel is done: the blocks for this rank
+// land in scratch from the stream-ordered pool (no device-wide synchronisation, capturable in a
+// graph) and are copied over the data after the kernel.
+symmem_status DeviceBuffer::all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* s,
+                                       int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "all_to_all"));
+  const cudaStream_t st = static_cast<cudaStream_t>(s);
+  const uint64_t bytes = count * (dtype == SYMMEM_FLOAT32 ? 4 : 2) * static_cast<uint64_t>(world_);
+  return ordered(s, [&]() -> symmem_status {
+    if (out != nullptr) {
+      SYMMEM_RT(launch_all_to_all(a, dtype, count, out, st), "all_to_all: kernel launch");
+      return SYMMEM_OK;
+    }
+    void* scratch = nullptr;
+    SYMMEM_RT(cudaMallocAsync(&scratch, bytes, st), "all_to_all: cudaMallocAsync of %llu bytes of scratch",
+              static_cast<unsigned long long>(bytes));
+    const cudaError_t launched = launch_all_to_all(a, dtype, count, scratch, st);
+    const cudaError_t copied = launched == cudaSuccess
+                                   ? cudaMemcpyAsync(a.data[rank_], scratch, bytes, cudaMemcpyDeviceToDevice, st)
+                                   : cudaSuccess;
+    const cudaError_t freed = cudaFreeAsync(scratch, st);
+    SYMMEM_RT(launched, "all_to_all: kernel launch");
+    SYMMEM_RT(copied, "all_to_all: cudaMemcpyAsync of the result over the data");
+    SYMMEM_RT(freed, "all_to_all: cudaFreeAsync of the scratch");
+    return SYMMEM_OK;
+  });
+}
+
+symmem_status DeviceBuffer::all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                                         uint64_t out_capacity, int64_t* out_splits, void* s, int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  CollArgs a;
+  SYMMEM_TRY(coll_args(at, timeout_ms, &a, "all_to_all_v"));
+  const cudaStream_t st = static_cast<cudaStream_t>(s);
+  const uint64_t es = dtype == SYMMEM_FLOAT32 ? 4 : 2;
+  return ordered(s, [&]() -> symmem_status {
+    if (out != nullptr) {
+      SYMMEM_RT(launch_all_to_all_v(a, dtype, splits_at, out, out_capacity, out_splits, false, st),
+                "all_to_all_v: kernel launch");
+      return SYMMEM_OK;
+    }
+    const uint64_t header = a2av_scratch_header();
+    void* scratch = nullptr;
+    SYMMEM_RT(cudaMallocAsync(&scratch, header + splits_at, st),
+              "all_to_all_v: cudaMallocAsync of %llu bytes of scratch", static_cast<unsigned long long>(header + splits_at));
+    char* data = static_cast<char*>(scratch) + header;
+    const cudaError_t launched =
+        launch_all_to_all_v(a, dtype, splits_at, data, splits_at / es, out_splits, true, st);
+    const cudaError_t copied =
+        launched == cudaSuccess ? launch_a2av_copy_back(dtype, a.data[rank_], data, splits_at, st) : cudaSuccess;
+    const cudaError_t freed = cudaFreeAsync(scratch, st);
+    SYMMEM_RT(launched, "all_to_all_v: kernel launch");
+    SYMMEM_RT(copied, "all_to_all_v: the copy back's kernel launch");
+    SYMMEM_RT(freed, "all_to_all_v: cudaFreeAsync of the scratch");
     return SYMMEM_OK;
   });
 }

@@ -73,6 +73,13 @@ class DeviceBuffer : public symmem_buffer {
                            int timeout_ms) override;
   symmem_status reduce_scatter(uint64_t at, int dtype, int op, uint64_t count, void* out, void* s,
                                int timeout_ms) override;
+  symmem_status broadcast(uint64_t at, int dtype, uint64_t count, int root, void* out, void* s,
+                          int timeout_ms) override;
+  symmem_status all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* s,
+                           int timeout_ms) override;
+  symmem_status all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
+                             uint64_t out_capacity, int64_t* out_splits, void* s,
+                             int timeout_ms) override;
   int auto_algo(int dtype, uint64_t bytes, bool in_place) override;
   uint64_t one_shot_in_place_max_bytes() override;
   symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
@@ -141,6 +148,15 @@ class DeviceBuffer : public symmem_buffer {
   SigArgs sig_args(int peer, int channel, int timeout_ms) const;
   symmem_status report_aborted(const ErrorRecord& e);
   symmem_status report_timeout(const ErrorRecord& e);
+  // An all-to-all-v's splits that did not fit (ErrorRecord::bad_splits): every rank saw the same, so
+  // the buffer stays in step.
+  struct SplitVerdict {
+    uint32_t kind;
+    int32_t split_from, split_to;
+    int64_t split_n;
+    uint64_t split_at, split_limit, split_total;
+  };
+  symmem_status report_bad_splits(const SplitVerdict& e);
   void go_out_of_step(const char* why);
   symmem_status refuse_if_out_of_step(const char* what);
   symmem_status coll_args(uint64_t at, int timeout_ms, CollArgs* a, const char* what);

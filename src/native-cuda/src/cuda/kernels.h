@@ -18,6 +18,16 @@ cudaError_t launch_all_reduce(CollArgs a, int algo, int dtype, int op, uint64_t 
 cudaError_t launch_all_gather(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s);
 cudaError_t launch_reduce_scatter(CollArgs a, int dtype, int op, uint64_t count, void* out,
                                   cudaStream_t s);
+// Broadcast, all-to-all and all-to-all-v (no arithmetic: every dtype of one size moves alike).
+// In place, the all-to-all's `out` is scratch of world * count elements, copied back once the kernel
+// is done; the all-to-all-v's is scratch of splits_at bytes after a header of a2av_scratch_header()
+// bytes, and launch_a2av_copy_back then copies what was received (nothing after bad splits).
+cudaError_t launch_broadcast(CollArgs a, int dtype, uint64_t count, int root, void* out, cudaStream_t s);
+cudaError_t launch_all_to_all(CollArgs a, int dtype, uint64_t count, void* out, cudaStream_t s);
+cudaError_t launch_all_to_all_v(CollArgs a, int dtype, uint64_t splits_at, void* out, uint64_t capacity,
+                                int64_t* out_splits, bool in_place, cudaStream_t s);
+cudaError_t launch_a2av_copy_back(int dtype, void* dst, const void* scratch, uint64_t max_bytes, cudaStream_t s);
+uint64_t a2av_scratch_header();
 // The copy-engine two-shot's kernels (cuda_kernels.cu, "copy-engine two-shot").
 cudaError_t launch_ce_prepare(const CeArgs& a, int chunks, cudaStream_t s);
 cudaError_t launch_ce_wait(const CeArgs& a, int kind, int chunk, cudaStream_t s);

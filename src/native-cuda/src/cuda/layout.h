@@ -204,7 +204,16 @@ enum ErrOp : uint32_t {
   kOpAllGather = 6,
   kOpReduceScatter = 7,
   kOpAllReduceCe = 8,  // channel = the CeFlag waited for + 1, nbarriers = the chunk (1-based)
+  kOpBroadcast = 9,
+  kOpAllToAll = 10,
+  kOpAllToAllV = 11,
 };
+// An all-to-all-v whose splits do not fit (ErrorRecord::bad_splits): every rank reaches the same
+// verdict from the same rows, writes nothing and stays in step, so it is reported apart from the
+// claim (a claimed record makes every other wait of the buffer give up).
+constexpr uint32_t kSplitNegative = 1;   // rank `from`'s split for rank `to` is `n` (< 0)
+constexpr uint32_t kSplitInput = 2;      // rank `from`'s part for `to` (n elements from `at`) ends past `limit`
+constexpr uint32_t kSplitOutput = 3;     // rank `to` would receive `total`; the part from `from` (n at `at`) passes `limit`
 constexpr uint32_t kGaveUpTimeout = 1;
 constexpr uint32_t kGaveUpAborted = 2;  // symmem_abort: the process's pinned abort word became 1
 // The abort word (host memory, over the bus) is read by one waiting thread of a buffer at most this
@@ -217,6 +226,11 @@ struct ErrorRecord {
   volatile int32_t peer;     // the rank that did not answer
   volatile int32_t nbarriers;
   volatile uint32_t timeout_ms;
+  // Splits that do not fit (kSplit*; 0 = none), written by block 0 of the all-to-all-v alone.
+  volatile uint32_t bad_splits;
+  volatile int32_t split_from, split_to;
+  volatile int64_t split_n;
+  volatile uint64_t split_at, split_limit, split_total;
 };
 
 // Signals and the public barrier (one block, one thread per peer).

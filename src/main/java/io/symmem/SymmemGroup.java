@@ -13,7 +13,6 @@ import io.symmem.config.SymmemConfig;
 import io.symmem.memory.PoolOptions;
 import io.symmem.memory.SymmetricMemPool;
 import io.symmem.memory.SymmetricMemory;
-import io.symmem.nativ.LocalBuffer;
 import io.symmem.store.GroupRanks;
 import io.symmem.store.PrefixStore;
 import io.symmem.store.Store;
@@ -281,8 +280,8 @@ public final class SymmemGroup implements AutoCloseable {
     }
 
     /**
-     * How many elements a buffer holds for {@link #allToAllV}: its last 8 x (size() + 1) bytes, rounded to
-     * whole int64 slots, hold the counts, and input and output use the elements before them.
+     * How many elements a buffer holds for {@link #allToAllV}: its last 8 x (3 x size() + 1) bytes, rounded to
+     * whole int64 slots, hold the counts sent and received, and input and output use the elements before them.
      */
     public long allToAllVCapacity(SymmetricBuffer buffer) {
         return splitsOffset(buffer, "allToAllVCapacity") / buffer.dtype().bytes();
@@ -314,16 +313,17 @@ public final class SymmemGroup implements AutoCloseable {
         IssueLane lane = buffer.lane();
         buffer.use("allToAllV", () -> lane.issue(name, "allToAllV", () -> {
             memory.copyFrom(splits, splitsOffset);
-            try (LocalBuffer outSplits = memory.allocateLocal(2L * Long.BYTES * size())) {
-                AllToAllV.run(memory, buffer.dtype(), splitsOffset, null, 0, outSplits, lane.stream(),
-                        config().timeout().collective());
-                lane.awaitResult(memory);
-                ByteBuffer counts = ByteBuffer.allocateDirect(Long.BYTES * size()).order(ByteOrder.nativeOrder());
-                outSplits.copyTo(counts, 0);
-                counts.flip();
-                for (int q = 0; q < received.length; q++) {
-                    received[q] = counts.getLong();
-                }
+            // The counts come back into the buffer's tail, after the slots: a buffer copy reads them,
+            // ordered with this buffer's work alone (a local copy would wait for the whole device).
+            long countsOffset = splitsOffset + AllToAllV.splitsBytes(size());
+            AllToAllV.runInPlace(memory, buffer.dtype(), splitsOffset, countsOffset, lane.stream(),
+                    config().timeout().collective());
+            lane.awaitResult(memory);
+            ByteBuffer counts = ByteBuffer.allocateDirect(Long.BYTES * size()).order(ByteOrder.nativeOrder());
+            memory.copyTo(counts, countsOffset);
+            counts.flip();
+            for (int q = 0; q < received.length; q++) {
+                received[q] = counts.getLong();
             }
         }));
         return received;
@@ -421,10 +421,11 @@ public final class SymmemGroup implements AutoCloseable {
 
     private long splitsOffset(SymmetricBuffer buffer, String what) {
         mine(buffer, what);
-        long offset = (buffer.sizeBytes() - AllToAllV.splitsBytes(size())) / Long.BYTES * Long.BYTES;
+        long tail = AllToAllV.splitsBytes(size()) + AllToAllV.countsBytes(size());
+        long offset = (buffer.sizeBytes() - tail) / Long.BYTES * Long.BYTES;
         if (offset < 0) {
             throw new IllegalArgumentException(what + " on group '" + name + "': the buffer's " + buffer.sizeBytes()
-                    + " bytes cannot hold the counts of " + size() + " ranks (" + AllToAllV.splitsBytes(size()) + " bytes)");
+                    + " bytes cannot hold the counts of " + size() + " ranks (" + tail + " bytes)");
         }
         return offset;
     }

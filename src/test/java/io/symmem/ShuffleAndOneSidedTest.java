@@ -4,8 +4,15 @@ import static io.symmem.SymmemFacadeTest.twoRanks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.symmem.collective.AllToAll;
+import io.symmem.collective.AllToAllV;
+import io.symmem.collective.Broadcast;
 import io.symmem.collective.DType;
+import io.symmem.memory.SymmetricMemory;
+import io.symmem.nativ.LocalBuffer;
 import io.symmem.nativ.NativeException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -82,7 +89,8 @@ class ShuffleAndOneSidedTest {
             SymmemGroup group = world.group();
             try (SymmetricBuffer one = group.allocate("shuffle-one", DType.FLOAT32, 3001);
                     SymmetricBuffer two = group.allocate("shuffle-two", DType.FLOAT32, 1999)) {
-                assertThat(group.allToAllVCapacity(one)).isEqualTo((3001 * 4 - 24) / 8 * 8 / 4);
+                // The last 8 x (3 x 2 + 1) bytes hold the counts sent and received, in whole int64 slots.
+                assertThat(group.allToAllVCapacity(one)).isEqualTo((3001 * 4 - 56) / 8 * 8 / 4);
                 ExecutorService threads = Executors.newFixedThreadPool(2);
                 try {
                     Future<String> a = threads.submit(() -> shuffles(group, one, world.rank(), 0, 24));
@@ -165,6 +173,50 @@ class ShuffleAndOneSidedTest {
                 "[0.0, 1.0, 2.0, 3.0, 0.0] [1.0, 1.0, 2.0, 3.0, 10.0] 3f81,7fc1,ffff [0.0, 1.0, 2.0, 10.0, 11.0, 12.0]");
         assertThat(results.get(1)).isEqualTo(
                 "[0.0, 1.0, 2.0, 3.0, 0.0] [1.0, 1.0, 2.0, 3.0, 10.0] 3f81,7fc1,ffff [5.0, 6.0, 7.0, 15.0, 16.0, 17.0]");
+    }
+
+    @Test
+    void theLowerLayerRunsThemOutOfPlaceIntoLocalMemory() throws Exception {
+        List<String> results = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 16)) {
+                SymmetricMemory memory = b.memory();
+                java.time.Duration deadline = java.time.Duration.ofSeconds(20);
+                int r = world.rank();
+                // Input: rank 0 sends 1 element to rank 0 and 3 to rank 1; rank 1 sends 2 and 0. Splits at byte 32.
+                b.write(new float[] {r * 10, r * 10 + 1, r * 10 + 2, r * 10 + 3});
+                long[] send = r == 0 ? new long[] {1, 3, 0} : new long[] {2, 0, 0};
+                ByteBuffer splits = ByteBuffer.allocateDirect(24).order(ByteOrder.nativeOrder());
+                for (long n : send) {
+                    splits.putLong(n);
+                }
+                splits.flip();
+                b.write(8, splits);
+                try (LocalBuffer out = memory.allocateLocal(4 * 8); LocalBuffer counts = memory.allocateLocal(32)) {
+                    AllToAllV.run(memory, DType.FLOAT32, 32, out, 8, counts, null, deadline);
+                    float[] got = new float[3];
+                    out.copyTo(got, 0);
+                    ByteBuffer c = ByteBuffer.allocateDirect(32).order(ByteOrder.nativeOrder());
+                    counts.copyTo(c, 0);
+                    c.flip();
+                    String text = Arrays.toString(got) + " counts " + c.getLong() + "," + c.getLong() + " at " + c.getLong()
+                            + "," + c.getLong();
+                    memory.barrier(0, deadline);
+                    // Out of place, the input stays; broadcast and all-to-all into local memory too.
+                    Broadcast.run(memory, DType.FLOAT32, 2, 1, out, null, deadline);
+                    float[] root = new float[2];
+                    out.copyTo(root, 0);
+                    AllToAll.run(memory, DType.FLOAT32, 2, out, null, deadline);
+                    float[] blocks = new float[4];
+                    out.copyTo(blocks, 0);
+                    assertThatThrownBy(() -> AllToAllV.run(memory, DType.FLOAT32, 30, out, 8, counts, null, deadline))
+                            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("splitsOffset 30 must be a multiple of 8");
+                    return text + " root " + Arrays.toString(root) + " blocks " + Arrays.toString(blocks);
+                }
+            }
+        });
+        assertThat(results.get(0)).isEqualTo("[0.0, 10.0, 11.0] counts 1,2 at 0,1 root [10.0, 11.0] blocks [0.0, 1.0, 10.0, 11.0]");
+        assertThat(results.get(1)).isEqualTo("[1.0, 2.0, 3.0] counts 3,0 at 0,3 root [10.0, 11.0] blocks [2.0, 3.0, 12.0, 13.0]");
     }
 
     @Test

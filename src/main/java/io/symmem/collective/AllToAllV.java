@@ -25,12 +25,32 @@ public final class AllToAllV {
         return Long.BYTES * (world + 1L);
     }
 
-    public static void run(SymmetricMemory memory, DType dtype, long splitsOffset, LocalBuffer out, long outCapacity,
-            LocalBuffer outSplits, NativeStream stream, Duration timeout) {
+    /** Bytes of the counts an all-to-all-v returns (how many from each rank, then where each part starts). */
+    public static long countsBytes(int world) {
+        return 2L * Long.BYTES * world;
+    }
+
+    /**
+     * In place, the counts returned into this rank's buffer at {@code countsOffset} (after the slots:
+     * no peer reads there), where a buffer copy reads them.
+     */
+    public static void runInPlace(SymmetricMemory memory, DType dtype, long splitsOffset, long countsOffset,
+            NativeStream stream, Duration timeout) {
         Collectives.require(memory, "memory");
         Collectives.require(dtype, "dtype");
-        Collectives.require(outSplits, "outSplits");
         Collectives.checkTimeout(timeout);
+        checkSplitsOffset(memory, splitsOffset);
+        int world = memory.worldSize();
+        if (countsOffset < splitsOffset + splitsBytes(world) || countsOffset % Long.BYTES != 0
+                || countsOffset > memory.sizeBytes() - countsBytes(world)) {
+            throw new IllegalArgumentException("all-to-all-v: countsOffset " + countsOffset + " must be a multiple of 8 after"
+                    + " the splits' slots (from byte " + (splitsOffset + splitsBytes(world)) + ") with " + countsBytes(world)
+                    + " bytes inside the symmetric buffer of group '" + memory.group() + "' (" + memory.sizeBytes() + " bytes)");
+        }
+        memory.nativeBuffer().allToAllVCountsInBuffer(dtype.code(), splitsOffset, countsOffset, stream, timeout);
+    }
+
+    private static void checkSplitsOffset(SymmetricMemory memory, long splitsOffset) {
         int world = memory.worldSize();
         if (splitsOffset < 0 || splitsOffset % Long.BYTES != 0
                 || splitsOffset > memory.sizeBytes() - splitsBytes(world)) {
@@ -38,12 +58,22 @@ public final class AllToAllV {
                     + splitsBytes(world) + " bytes (world + 1 int64 slots) after it inside the symmetric buffer of group '"
                     + memory.group() + "' (" + memory.sizeBytes() + " bytes)");
         }
+    }
+
+    public static void run(SymmetricMemory memory, DType dtype, long splitsOffset, LocalBuffer out, long outCapacity,
+            LocalBuffer outSplits, NativeStream stream, Duration timeout) {
+        Collectives.require(memory, "memory");
+        Collectives.require(dtype, "dtype");
+        Collectives.require(outSplits, "outSplits");
+        Collectives.checkTimeout(timeout);
+        int world = memory.worldSize();
+        checkSplitsOffset(memory, splitsOffset);
         if (outCapacity < 0) {
             throw new IllegalArgumentException("all-to-all-v: outCapacity must be >= 0, got " + outCapacity);
         }
-        if (outSplits.size() < 2L * Long.BYTES * world) {
+        if (outSplits.size() < countsBytes(world)) {
             throw new IllegalArgumentException("all-to-all-v: outSplits holds " + outSplits.size() + " bytes, but 2 x world "
-                    + world + " int64 need " + 2L * Long.BYTES * world);
+                    + world + " int64 need " + countsBytes(world));
         }
         Collectives.checkOut("all-to-all-v", memory, outSplits, 0, dtype, 0);
         if (out != null) {

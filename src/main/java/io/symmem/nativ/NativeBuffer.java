@@ -272,6 +272,15 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
                 outPointer(outSplits), NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_to_all_v");
     }
 
+    /** In place, with the counts returned into this rank's buffer at {@code countsOffset} (after the slots). */
+    public void allToAllVCountsInBuffer(int dtype, long splitsOffset, long countsOffset, NativeStream stream,
+            Duration timeout) {
+        // Borrows the buffer's own address (no deallocator of its own): nothing to close.
+        BytePointer counts = new BytePointer(SymmemLibrary.symmem_buffer_ptr(open(), SELF)).position(countsOffset);
+        Status.check(SymmemLibrary.symmem_all_to_all_v(open(), dtype, splitsOffset, null, 0, counts,
+                NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_to_all_v");
+    }
+
     /** The concrete algorithm (1 one-shot, 2 two-shot, 3 two-shot-ce) AUTO picks for this all-reduce here. */
     public int autoAlgorithm(int dtype, long count, boolean inPlace) {
         try (IntPointer out = new IntPointer(1)) {
