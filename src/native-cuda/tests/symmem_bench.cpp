@@ -11,8 +11,10 @@
 // (SYMMEM_CUDA_CE_SLOT_BYTES set and the buffer at least SYMMEM_CUDA_CE_MIN_BYTES: then every size
 // runs it); without, its column stays empty.
 // Time per op = CUDA-event time of `iters` back-to-back launches on one stream / iters, the max
-// over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place) and
-// the latency of barrier_on_stream.
+// over ranks. busbw = 2 (n-1)/n * bytes / t. Also all-gather and reduce-scatter (out of place), the
+// data movers out of place (broadcast from rank 0 of `bytes`; all-to-all of `bytes` per rank, a
+// world-th to each rank; all-to-all-v of the same, with equal splits read on the device), and the
+// latency of barrier_on_stream.
 // Host enqueue: the CPU time per call of the same back-to-back loop, on a stream the program made
 // with cudaStreamCreate (foreign to symmem: each launch also records the buffer's order event) and
 // on one made by symmem_stream_create (what the Java façade passes: the launch alone).
@@ -39,9 +41,10 @@
 
 #include "cuda_test_util.h"
 
-enum { kOne, kOneIp, kTwo, kTwoIp, kAuto, kAutoIp, kAg, kRs, kCeIp, kVariants };
+enum { kOne, kOneIp, kTwo, kTwoIp, kAuto, kAutoIp, kAg, kRs, kCeIp, kBcast, kA2a, kA2av, kVariants };
 static const char* kVariantName[] = {"one-shot", "one-shot-ip", "two-shot", "two-shot-ip", "auto", "auto-ip",
-                                     "all-gather", "reduce-scatter", "two-shot-ce-ip"};
+                                     "all-gather", "reduce-scatter", "two-shot-ce-ip", "broadcast", "all-to-all",
+                                     "all-to-all-v"};
 static const char* algo_text(int a) {
   return a == SYMMEM_ALGO_ONE_SHOT ? "one" : a == SYMMEM_ALGO_TWO_SHOT_CE ? "ce" : "two";
 }
@@ -205,8 +208,12 @@ int main(int argc, char** argv) {
 
   bool ok = run_ranks(world, 600, [&](int rank) {
     symmem_backend* be = nullptr;
-    symmem_buffer* b = nvshmem ? make_nvshmem_buffer(rank, world, rank, max_bytes, uid_pipe, allocated, &be)
-                               : make_cuda_buffer("bench", rank, world, rank, max_bytes, &be);
+    // Room after the data for the all-to-all-v's splits (world + 1 int64 at byte `bytes`).
+    const uint64_t buffer_bytes = max_bytes + 4096;
+    symmem_buffer* b = nvshmem ? make_nvshmem_buffer(rank, world, rank, buffer_bytes, uid_pipe, allocated, &be)
+                               : make_cuda_buffer("bench", rank, world, rank, buffer_bytes, &be);
+    int64_t* out_splits = nullptr;
+    CUDA_OK(cudaMalloc(&out_splits, 16 * world));
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void* sym_stream = nullptr;
@@ -239,6 +246,11 @@ int main(int argc, char** argv) {
       for (int v = 0; v < kVariants; ++v) {
         if (v == kOneIp && bytes > symmem_one_shot_in_place_max_bytes(b)) continue;
         if (v == kCeIp && (world != 2 || nvshmem || ce_refused)) continue;
+        if (v == kA2av) {  // equal splits, a world-th of the size to each rank
+          std::vector<int64_t> row(world + 1, int64_t(count / world));
+          CUDA_OK(cudaMemcpy(static_cast<char*>(symmem_buffer_ptr(b, rank)) + bytes, row.data(), 8 * (world + 1),
+                             cudaMemcpyHostToDevice));
+        }
         auto op_on = [&](void* s) {
           switch (v) {
             case kOne: return symmem_all_reduce(b, SYMMEM_ALGO_ONE_SHOT, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
@@ -249,6 +261,9 @@ int main(int argc, char** argv) {
             case kAuto: return symmem_all_reduce(b, SYMMEM_ALGO_AUTO, symmem_dtype(dtype), SYMMEM_SUM, count, out, s, timeout);
             case kAg: return symmem_all_gather(b, symmem_dtype(dtype), count / world, out, s, timeout);
             case kCeIp: return symmem_all_reduce(b, SYMMEM_ALGO_TWO_SHOT_CE, symmem_dtype(dtype), SYMMEM_SUM, count, nullptr, s, timeout);
+            case kBcast: return symmem_broadcast(b, symmem_dtype(dtype), count, 0, out, s, timeout);
+            case kA2a: return symmem_all_to_all(b, symmem_dtype(dtype), count / world, out, s, timeout);
+            case kA2av: return symmem_all_to_all_v(b, symmem_dtype(dtype), bytes, out, count, out_splits, s, timeout);
             default: return symmem_reduce_scatter(b, symmem_dtype(dtype), SYMMEM_SUM, count / world, out, s, timeout);
           }
         };
@@ -330,6 +345,7 @@ int main(int argc, char** argv) {
     CHECK_OK(symmem_barrier(b, 0, timeout));
     CHECK_OK(symmem_stream_destroy(be, sym_stream));
     CUDA_OK(cudaFree(out));
+    CUDA_OK(cudaFree(out_splits));
     CHECK_OK(symmem_buffer_free(b));
     CHECK_OK(symmem_backend_close(be));
     if (nvshmem && std::getenv("SYMMEM_BENCH_NVSHMEM_INIT_ONLY") == nullptr) CHECK_OK(symmem_nvshmem_finalize());

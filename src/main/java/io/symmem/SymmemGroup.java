@@ -421,11 +421,11 @@ public final class SymmemGroup implements AutoCloseable {
 
     private long splitsOffset(SymmetricBuffer buffer, String what) {
         mine(buffer, what);
-        long tail = AllToAllV.splitsBytes(size()) + AllToAllV.countsBytes(size());
-        long offset = (buffer.sizeBytes() - tail) / Long.BYTES * Long.BYTES;
+        long offset = AllToAllV.facadeSplitsOffset(buffer.sizeBytes(), size());
         if (offset < 0) {
             throw new IllegalArgumentException(what + " on group '" + name + "': the buffer's " + buffer.sizeBytes()
-                    + " bytes cannot hold the counts of " + size() + " ranks (" + tail + " bytes)");
+                    + " bytes cannot hold the counts of " + size() + " ranks ("
+                    + (AllToAllV.splitsBytes(size()) + AllToAllV.countsBytes(size())) + " bytes)");
         }
         return offset;
     }

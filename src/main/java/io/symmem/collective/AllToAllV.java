@@ -25,6 +25,15 @@ public final class AllToAllV {
         return Long.BYTES * (world + 1L);
     }
 
+    /**
+     * Where the façade's in-place all-to-all-v keeps the splits in a buffer of {@code bufferBytes}: the last
+     * whole int64 slots that hold the splits and the counts returned, or -1 when they do not fit.
+     */
+    public static long facadeSplitsOffset(long bufferBytes, int world) {
+        long offset = (bufferBytes - splitsBytes(world) - countsBytes(world)) / Long.BYTES * Long.BYTES;
+        return bufferBytes < splitsBytes(world) + countsBytes(world) ? -1 : offset;
+    }
+
     /** Bytes of the counts an all-to-all-v returns (how many from each rank, then where each part starts). */
     public static long countsBytes(int world) {
         return 2L * Long.BYTES * world;

@@ -35,13 +35,20 @@ final class StressLane implements Runnable {
             Step step = lane.steps().get(s);
             SymmetricBuffer buffer = buffers.get(step.buffer());
             try {
-                write(buffer, s);
-                switch (step.kind()) {
-                    case ALL_REDUCE -> group.allReduce(buffer, ReduceOp.SUM, step.algorithm());
-                    case ALL_GATHER -> group.allGather(buffer);
-                    case REDUCE_SCATTER -> group.reduceScatter(buffer, ReduceOp.SUM);
+                String wrong;
+                if (step.kind() == StressPlan.Kind.ALL_TO_ALL_V) {
+                    wrong = shuffle(buffer, s);
+                } else {
+                    write(buffer, s);
+                    switch (step.kind()) {
+                        case ALL_REDUCE -> group.allReduce(buffer, ReduceOp.SUM, step.algorithm());
+                        case ALL_GATHER -> group.allGather(buffer);
+                        case REDUCE_SCATTER -> group.reduceScatter(buffer, ReduceOp.SUM);
+                        case BROADCAST -> group.broadcast(buffer, s % group.size());
+                        default -> group.allToAll(buffer);
+                    }
+                    wrong = check(buffer, step, s);
                 }
-                String wrong = check(buffer, step, s);
                 if (wrong != null) {
                     tally.wrong(describe(step, s, buffer) + ": " + wrong);
                     return;
@@ -65,6 +72,48 @@ final class StressLane implements Runnable {
         for (int i = 0; i < n; i++) {
             values[i] = StressPlan.input(seed, lane.id(), s, group.rank(), i);
         }
+        write(b, values);
+    }
+
+    /**
+     * An all-to-all-v step: this rank's parts for every rank (part p's element k is input(rank, p x capacity
+     * + k)), shuffled; null when the counts returned and every element received are right.
+     */
+    private String shuffle(SymmetricBuffer b, int s) {
+        int size = group.size();
+        long capacity = group.allToAllVCapacity(b);
+        float[] values = new float[Math.toIntExact(b.count())];
+        long[] send = new long[size];
+        int at = 0;
+        for (int p = 0; p < size; p++) {
+            send[p] = StressPlan.sendCount(seed, lane.id(), s, group.rank(), p, capacity, size);
+            for (int k = 0; k < send[p]; k++) {
+                values[at++] = StressPlan.input(seed, lane.id(), s, group.rank(), p * capacity + k);
+            }
+        }
+        write(b, values);
+        long[] received = group.allToAllV(b, send);
+        float[] got = read(b);
+        int offset = 0;
+        for (int q = 0; q < size; q++) {
+            long n = StressPlan.sendCount(seed, lane.id(), s, q, group.rank(), capacity, size);
+            if (received[q] != n) {
+                return received[q] + " elements from rank " + q + ", expected " + n + " (rank " + group.rank() + " of " + size + ")";
+            }
+            for (int k = 0; k < n; k++) {
+                float expected = StressPlan.input(seed, lane.id(), s, q, group.rank() * capacity + k);
+                if (got[offset + k] != expected) {
+                    return "element " + k + " from rank " + q + " is " + got[offset + k] + ", expected " + expected + " (rank "
+                            + group.rank() + " of " + size + ")";
+                }
+            }
+            offset += (int) n;
+        }
+        return null;
+    }
+
+    private static void write(SymmetricBuffer b, float[] values) {
+        int n = values.length;
         if (b.dtype() == DType.FLOAT32) {
             b.write(values);
             return;
@@ -104,16 +153,22 @@ final class StressLane implements Runnable {
         }
         for (long i = from; i < to; i++) {
             double expected;
+            boolean copied = true;  // moved, not reduced: exact
             if (step.kind() == StressPlan.Kind.ALL_GATHER) {
                 expected = StressPlan.input(seed, lane.id(), s, (int) (i / block), i);
+            } else if (step.kind() == StressPlan.Kind.BROADCAST) {
+                expected = StressPlan.input(seed, lane.id(), s, s % size, i);
+            } else if (step.kind() == StressPlan.Kind.ALL_TO_ALL) {
+                expected = StressPlan.input(seed, lane.id(), s, (int) (i / block), group.rank() * block + i % block);
             } else {
+                copied = false;
                 expected = 0;
                 for (int r = 0; r < size; r++) {
                     expected += StressPlan.input(seed, lane.id(), s, r, i);
                 }
             }
             double v = got[(int) i];
-            if (!(Math.abs(v - expected) <= tolerance(b.dtype(), expected))) {
+            if (!(Math.abs(v - expected) <= (copied ? 0 : tolerance(b.dtype(), expected)))) {
                 return "element " + i + " is " + v + ", expected " + expected + " (rank " + group.rank() + " of " + size + ")";
             }
         }

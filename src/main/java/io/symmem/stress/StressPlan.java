@@ -1,6 +1,7 @@
 package io.symmem.stress;
 
 import io.symmem.collective.Algorithm;
+import io.symmem.collective.AllToAllV;
 import io.symmem.collective.DType;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
     record BufferSpec(DType dtype, long count) {
     }
 
-    enum Kind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER }
+    enum Kind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, ALL_TO_ALL, ALL_TO_ALL_V }
 
     record Step(Kind kind, int buffer, Algorithm algorithm) {
     }
@@ -63,14 +64,48 @@ record StressPlan(long seed, List<GroupSpec> groups, List<LaneSpec> lanes) {
             List<Step> steps = new ArrayList<>();
             for (long s = 0; s < stepsPerLane; s++) {
                 int b = random.nextInt(buffersPerLane);
-                int pick = random.nextInt(10);
-                Kind kind = pick < 6 || buffers.get(b).count() % size != 0 ? Kind.ALL_REDUCE
-                        : pick < 8 ? Kind.ALL_GATHER : Kind.REDUCE_SCATTER;
+                Kind kind = kindOf(random.nextInt(10), buffers.get(b), size);
                 steps.add(new Step(kind, b, ALGORITHMS[random.nextInt(ALGORITHMS.length)]));
             }
             lanes.add(new LaneSpec(t, g, buffers, steps));
         }
         return new StressPlan(seed, groups, lanes);
+    }
+
+    /**
+     * Half of the steps all-reduce; the rest gather, scatter, broadcast and shuffle, each where the buffer
+     * allows it (blocks need a count the group divides; an all-to-all-v needs room for the counts and at
+     * least one element a rank), else all-reduce.
+     */
+    static Kind kindOf(int pick, BufferSpec buffer, int size) {
+        if (pick < 5) {
+            return Kind.ALL_REDUCE;
+        }
+        if (pick == 7) {
+            return Kind.BROADCAST;
+        }
+        if (pick == 9) {
+            return allToAllVCapacity(buffer, size) >= size ? Kind.ALL_TO_ALL_V : Kind.ALL_REDUCE;
+        }
+        if (buffer.count() % size != 0) {
+            return Kind.ALL_REDUCE;
+        }
+        return pick == 5 ? Kind.ALL_GATHER : pick == 6 ? Kind.REDUCE_SCATTER : Kind.ALL_TO_ALL;
+    }
+
+    /** Elements a buffer holds for the façade's all-to-all-v in a group of {@code size} (0: none). */
+    static long allToAllVCapacity(BufferSpec buffer, int size) {
+        long offset = AllToAllV.facadeSplitsOffset(buffer.count() * buffer.dtype().bytes(), size);
+        return offset < 0 ? 0 : offset / buffer.dtype().bytes();
+    }
+
+    /** How many elements rank {@code from} sends rank {@code to} in an all-to-all-v step: 0 to capacity / size. */
+    static long sendCount(long seed, int lane, int step, int from, int to, long capacity, int size) {
+        long h = seed * 0x2545F4914F6CDD1DL + lane * 0x9E3779B97F4A7C15L + step * 31L + from * 1_000_003L + to * 7919L;
+        h ^= h >>> 29;
+        h *= 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 32;
+        return Math.floorMod(h, capacity / size + 1);
     }
 
     /** Every rank; then two overlapping groups (world 2: the same two ranks again, under another name). */

@@ -41,20 +41,32 @@ class StressPlanTest {
     }
 
     @Test
-    void gathersAndScattersOnlyOnBuffersTheirGroupDivides() {
+    void blocksOnlyOnBuffersTheirGroupDividesAndShufflesOnlyWhereTheCountsFit() {
         StressPlan plan = StressPlan.of(7, 4, 6, 3, 30_000);
         boolean[] seen = new boolean[Kind.values().length];
         for (LaneSpec lane : plan.lanes()) {
             int size = plan.groups().get(lane.group()).ranks().length;
             for (Step step : lane.steps()) {
                 seen[step.kind().ordinal()] = true;
-                if (step.kind() != Kind.ALL_REDUCE && lane.buffers().get(step.buffer()).count() % size != 0) {
-                    throw new AssertionError("lane " + lane.id() + ": " + step + " on a buffer of "
-                            + lane.buffers().get(step.buffer()).count() + " elements in a group of " + size);
+                StressPlan.BufferSpec buffer = lane.buffers().get(step.buffer());
+                boolean blocks = step.kind() == Kind.ALL_GATHER || step.kind() == Kind.REDUCE_SCATTER
+                        || step.kind() == Kind.ALL_TO_ALL;
+                if (blocks && buffer.count() % size != 0) {
+                    throw new AssertionError("lane " + lane.id() + ": " + step + " on a buffer of " + buffer.count()
+                            + " elements in a group of " + size);
+                }
+                if (step.kind() == Kind.ALL_TO_ALL_V && StressPlan.allToAllVCapacity(buffer, size) < size) {
+                    throw new AssertionError("lane " + lane.id() + ": " + step + " on a buffer of " + buffer.count() + " "
+                            + buffer.dtype() + " elements, too small for the counts of " + size + " ranks");
                 }
             }
         }
         assertThat(seen).containsOnly(true);
+        // A buffer of 12 fp16 elements has no room for the counts of 4 ranks (8 x 13 bytes): never shuffled.
+        assertThat(StressPlan.kindOf(9, new StressPlan.BufferSpec(io.symmem.collective.DType.FLOAT16, 12), 4))
+                .isEqualTo(Kind.ALL_REDUCE);
+        assertThat(StressPlan.kindOf(9, new StressPlan.BufferSpec(io.symmem.collective.DType.FLOAT32, 1000), 4))
+                .isEqualTo(Kind.ALL_TO_ALL_V);
     }
 
     @Test
