@@ -2,7 +2,8 @@
 // and out of place: random splits, zeros, everything to one rank, odd sizes, each element checked
 // bit for bit (the three are copies: no element is converted). Splits that do not fit fail on every
 // rank with the same message, write nothing, and leave the buffer in step (the next call is right).
-// Two threads run on two buffers at once throughout.
+// Two threads run on two buffers at once throughout. After a missed deadline, every call is exact or
+// refused.
 #include <cstring>
 #include <thread>
 
@@ -197,11 +198,64 @@ int rank_main(int world, int rank) {
   return 0;
 }
 
+// Rank 1 comes 1.5 s late to an all-to-all-v whose deadline is 300 ms; then both run 20 more on the
+// buffer, a few ms apart: each is exact or refused, and from the first refusal on every later one is
+// refused too ("out of step ... free it"), never a wrong result.
+int late_rank(int rank) {
+  Names names("hosta2a-late", 2);
+  const uint64_t splits_at = (kRoomBytes + 7) / 8 * 8;
+  symmem_backend* be = nullptr;
+  symmem_buffer* b = make_imported_buffer("host", 0, names, rank, 2, splits_at + 8 * 3, &be);
+  char* mine = static_cast<char*>(symmem_buffer_ptr(b, rank));
+  int64_t* splits = reinterpret_cast<int64_t*>(mine + splits_at);
+  std::vector<char> out(splits_at);
+  std::vector<int64_t> out_splits(4);
+  auto call = [&](int round, int timeout_ms) {
+    const uint64_t room = splits_at / 4;
+    uint64_t at = 0;
+    for (int p = 0; p < 2; ++p) {
+      splits[p] = split(2, round, rank, p, room);
+      for (int64_t k = 0; k < splits[p]; ++k) put(mine, at + k, 4, element(rank, p, k, round));
+      at += splits[p];
+    }
+    if (symmem_all_to_all_v(b, SYMMEM_FLOAT32, splits_at, out.data(), room, out_splits.data(), nullptr, timeout_ms) !=
+        SYMMEM_OK)
+      return 0;
+    int64_t offset = 0;
+    for (int q = 0; q < 2; ++q) {
+      const int64_t n = split(2, round, q, rank, room);
+      for (int64_t k = 0; k < n; ++k)
+        if (get(out.data(), offset + k, 4) != element(q, rank, k, round))
+          TEST_FAIL("round %d: element %lld from rank %d is wrong, and the call reported success", round,
+                    (long long)k, q);
+      offset += n;
+    }
+    return 1;
+  };
+  CHECK_OK(symmem_barrier(b, 0, 10000));
+  if (rank == 1) usleep(1500000);
+  if (call(4, 300) != 0 && rank == 0) TEST_FAIL("rank 0's call did not time out, although rank 1 came 1.5 s late");
+  int failed_since = -1;
+  for (int round = 5; round < 25; ++round) {
+    usleep(rank == 0 ? 1000 : 3000);
+    const int ok = call(round, 300);
+    if (!ok && failed_since < 0) failed_since = round;
+    if (ok && failed_since >= 0) TEST_FAIL("round %d succeeded after round %d had failed on this rank", round, failed_since);
+  }
+  if (failed_since < 0) TEST_FAIL("every call after the missed deadline succeeded on rank %d", rank);
+  CHECK_ERROR_HAS("out of step");
+  CHECK_ERROR_HAS("free it");
+  CHECK_OK(symmem_buffer_free(b));
+  CHECK_OK(symmem_backend_close(be));
+  return 0;
+}
+
 }  // namespace
 
 int main() {
   for (int world = 2; world <= 4; ++world)
     if (!run_ranks(world, 120, [&](int rank) { return rank_main(world, rank); })) return 1;
+  if (!run_ranks(2, 60, late_rank)) return 1;
   std::printf("test_host_all_to_all: all-to-all-v, all-to-all and broadcast, worlds 2-4, 3 dtypes: OK\n");
   return 0;
 }
