@@ -254,10 +254,6 @@ public final class SymmemGroup implements AutoCloseable {
      */
     public void broadcast(SymmetricBuffer buffer, int root) {
         SymmetricMemory memory = mine(buffer, "broadcast");
-        if (root < 0 || root >= size()) {
-            throw new IllegalArgumentException("broadcast on group '" + name + "': root " + root + " is out of range 0.."
-                    + (size() - 1));
-        }
         IssueLane lane = buffer.lane();
         buffer.use("broadcast", () -> lane.issue(name, "broadcast", () -> {
             Broadcast.run(memory, buffer.dtype(), buffer.count(), root, null, lane.stream(), config().timeout().collective());
@@ -304,13 +300,18 @@ public final class SymmemGroup implements AutoCloseable {
                     + " counts; it needs one per rank (" + size() + ")");
         }
         long splitsOffset = splitsOffset(buffer, "allToAllV");
+        IssueLane lane = buffer.lane();
+        if (lane.inGraphOnThisThread()) {
+            throw new IllegalStateException("allToAllV on group '" + name + "' inside a graph: its counts go in and come"
+                    + " back as copies from and to Java memory, which a CUDA graph does not hold; capture the lower"
+                    + " layer's AllToAllV (io.symmem.collective) with counts an earlier kernel writes instead");
+        }
         ByteBuffer splits = ByteBuffer.allocateDirect((int) AllToAllV.splitsBytes(size())).order(ByteOrder.nativeOrder());
         for (long n : sendCounts) {
             splits.putLong(n);
         }
         splits.putLong(0).flip();  // the call writes this rank's capacity here
         long[] received = new long[size()];
-        IssueLane lane = buffer.lane();
         buffer.use("allToAllV", () -> lane.issue(name, "allToAllV", () -> {
             memory.copyFrom(splits, splitsOffset);
             // The counts come back into the buffer's tail, after the slots: a buffer copy reads them,

@@ -125,6 +125,11 @@ class ShuffleAndOneSidedTest {
                         .hasMessageContaining("rank 0's split for rank 1 is -2");
                 assertThatThrownBy(() -> group.allToAllV(b, new long[] {1})).isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("sendCounts has 1 counts; it needs one per rank (2)");
+                // Its counts travel through host copies: not inside a graph (the host backend runs the body at
+                // each replay, where it is refused; a GPU capture refuses it at once).
+                try (CapturedGraph g = group.capture(b, () -> group.allToAllV(b, new long[] {1, 1}))) {
+                    assertThatThrownBy(g::replay).hasStackTraceContaining("allToAllV on group 'world' inside a graph");
+                }
                 // In step: the next shuffle is right on both ranks.
                 b.write(new float[] {10 + world.rank(), 20 + world.rank()});
                 long[] got = group.allToAllV(b, new long[] {1, 1});
