@@ -6,7 +6,8 @@
 #      (without griddepcontrol), launched as on an A100 (SYMMEM_CUDA_PDL=0)
 #   2. what the shipped library holds (cuobjdump), its size
 #   3. ctest of the shipped build (two ranks share the GPU where a test needs two; the nccl test
-#      needs two GPUs), and the cuda tests of the 8.0 build
+#      needs two GPUs), and the cuda tests of the 8.0 build after one process has filled the driver's
+#      JIT cache with it
 #   4. the Java demo (the packed app, whose jar carries the shipped library) on the cuda backend
 #   5. LAST: symmem_bench world 1 at small sizes, with and without programmatic dependent launch
 # Needs .gpu/symmem-gpu.tar.xz (scripts/gpu/pack.sh), carried with the run.
@@ -43,6 +44,12 @@ if [[ $r1 == 0 ]]; then
   grep -E "tests passed|tests failed|\(Failed\)|Not Run|Timeout" "$OUT/ctest-all.log" | tail -6
 fi
 if [[ $r2 == 0 ]]; then
+  # The driver compiles the PTX of every kernel when a process makes its first buffer (symmem loads them
+  # all then): once, into its cache, here, so that the tests' ranks (each with a deadline of its own)
+  # do not each compile it at once. The cache must hold the whole library.
+  export CUDA_CACHE_PATH=/tmp/symmem-jit-cache CUDA_CACHE_MAXSIZE=4294967296
+  SYMMEM_CUDA_PDL=0 step "JIT cache: the 8.0 PTX compiled for this GPU once" 300 ctest-80.log \
+    bash -c "cd $B80 && ctest --output-on-failure --timeout 290 -R 'test_cuda_buffer\$'"
   SYMMEM_CUDA_PDL=0 step "ctest cuda tests, 8.0 code JIT-compiled, no PDL" 200 ctest-80.log \
     bash -c "cd $B80 && ctest --output-on-failure --timeout 120 -R 'test_cuda_(collectives|out_of_step|graphs|ce|streams|threads|view|copy)\$'"
   grep -E "tests passed|tests failed|\(Failed\)" "$OUT/ctest-80.log" | tail -4
