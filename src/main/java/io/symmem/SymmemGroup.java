@@ -2,10 +2,7 @@ package io.symmem;
 
 import io.symmem.collective.AllGather;
 import io.symmem.collective.AllReduce;
-import io.symmem.collective.AllToAll;
-import io.symmem.collective.AllToAllV;
 import io.symmem.collective.Algorithm;
-import io.symmem.collective.Broadcast;
 import io.symmem.collective.DType;
 import io.symmem.collective.ReduceOp;
 import io.symmem.collective.ReduceScatter;
@@ -19,8 +16,6 @@ import io.symmem.store.Store;
 import io.symmem.store.ExchangeMismatchException;
 import io.symmem.store.StoreExchange;
 import io.symmem.world.WorldMember;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,6 +51,7 @@ public final class SymmemGroup implements AutoCloseable {
     private final String name;
     private final int[] worldRanks;
     private final StoreExchange exchange;
+    private final DataMovers movers = new DataMovers(this);
     private final List<AutoCloseable> open = new ArrayList<>();
     private final ReentrantLock allocating = new ReentrantLock();
     private final Map<String, StoreExchange> namedExchanges = new HashMap<>();
@@ -253,12 +249,7 @@ public final class SymmemGroup implements AutoCloseable {
      * group, 0..size()-1) had in its buffer. The root's buffer is only read.
      */
     public void broadcast(SymmetricBuffer buffer, int root) {
-        SymmetricMemory memory = mine(buffer, "broadcast");
-        IssueLane lane = buffer.lane();
-        buffer.use("broadcast", () -> lane.issue(name, "broadcast", () -> {
-            Broadcast.run(memory, buffer.dtype(), buffer.count(), root, null, lane.stream(), config().timeout().collective());
-            lane.awaitResult(memory);
-        }));
+        movers.broadcast(buffer, mine(buffer, "broadcast"), root);
     }
 
     /**
@@ -266,13 +257,7 @@ public final class SymmemGroup implements AutoCloseable {
      * rank r goes to rank p, where it becomes block r.
      */
     public void allToAll(SymmetricBuffer buffer) {
-        SymmetricMemory memory = mine(buffer, "allToAll");
-        long blocks = blockCount(buffer, "allToAll");
-        IssueLane lane = buffer.lane();
-        buffer.use("allToAll", () -> lane.issue(name, "allToAll", () -> {
-            AllToAll.run(memory, buffer.dtype(), blocks, null, lane.stream(), config().timeout().collective());
-            lane.awaitResult(memory);
-        }));
+        movers.allToAll(buffer, mine(buffer, "allToAll"), blockCount(buffer, "allToAll"));
     }
 
     /**
@@ -280,7 +265,8 @@ public final class SymmemGroup implements AutoCloseable {
      * whole int64 slots, hold the counts sent and received, and input and output use the elements before them.
      */
     public long allToAllVCapacity(SymmetricBuffer buffer) {
-        return splitsOffset(buffer, "allToAllVCapacity") / buffer.dtype().bytes();
+        mine(buffer, "allToAllVCapacity");
+        return movers.capacity(buffer, "allToAllVCapacity");
     }
 
     /**
@@ -293,41 +279,7 @@ public final class SymmemGroup implements AutoCloseable {
      * sizes, and leave the buffer as it was.
      */
     public long[] allToAllV(SymmetricBuffer buffer, long[] sendCounts) {
-        SymmetricMemory memory = mine(buffer, "allToAllV");
-        Objects.requireNonNull(sendCounts, "sendCounts must not be null");
-        if (sendCounts.length != size()) {
-            throw new IllegalArgumentException("allToAllV on group '" + name + "': sendCounts has " + sendCounts.length
-                    + " counts; it needs one per rank (" + size() + ")");
-        }
-        long splitsOffset = splitsOffset(buffer, "allToAllV");
-        IssueLane lane = buffer.lane();
-        if (lane.inGraphOnThisThread()) {
-            throw new IllegalStateException("allToAllV on group '" + name + "' inside a graph: its counts go in and come"
-                    + " back as copies from and to Java memory, which a CUDA graph does not hold; capture the lower"
-                    + " layer's AllToAllV (io.symmem.collective) with counts an earlier kernel writes instead");
-        }
-        ByteBuffer splits = ByteBuffer.allocateDirect((int) AllToAllV.splitsBytes(size())).order(ByteOrder.nativeOrder());
-        for (long n : sendCounts) {
-            splits.putLong(n);
-        }
-        splits.putLong(0).flip();  // the call writes this rank's capacity here
-        long[] received = new long[size()];
-        buffer.use("allToAllV", () -> lane.issue(name, "allToAllV", () -> {
-            memory.copyFrom(splits, splitsOffset);
-            // The counts come back into the buffer's tail, after the slots: a buffer copy reads them,
-            // ordered with this buffer's work alone (a local copy would wait for the whole device).
-            long countsOffset = splitsOffset + AllToAllV.splitsBytes(size());
-            AllToAllV.runInPlace(memory, buffer.dtype(), splitsOffset, countsOffset, lane.stream(),
-                    config().timeout().collective());
-            lane.awaitResult(memory);
-            ByteBuffer counts = ByteBuffer.allocateDirect(Long.BYTES * size()).order(ByteOrder.nativeOrder());
-            memory.copyTo(counts, countsOffset);
-            counts.flip();
-            for (int q = 0; q < received.length; q++) {
-                received[q] = counts.getLong();
-            }
-        }));
-        return received;
+        return movers.allToAllV(buffer, mine(buffer, "allToAllV"), sendCounts);
     }
 
     /**
@@ -418,17 +370,6 @@ public final class SymmemGroup implements AutoCloseable {
                     + buffer.group().name() + "'");
         }
         return buffer.memory();
-    }
-
-    private long splitsOffset(SymmetricBuffer buffer, String what) {
-        mine(buffer, what);
-        long offset = AllToAllV.facadeSplitsOffset(buffer.sizeBytes(), size());
-        if (offset < 0) {
-            throw new IllegalArgumentException(what + " on group '" + name + "': the buffer's " + buffer.sizeBytes()
-                    + " bytes cannot hold the counts of " + size() + " ranks ("
-                    + (AllToAllV.splitsBytes(size()) + AllToAllV.countsBytes(size())) + " bytes)");
-        }
-        return offset;
     }
 
     private long blockCount(SymmetricBuffer buffer, String what) {
