@@ -357,6 +357,17 @@ symmem_status symmem_buffer_copy_in(symmem_buffer* buffer, int r, uint64_t offse
 symmem_status symmem_buffer_copy_out(symmem_buffer* buffer, int r, uint64_t offset, void* dst,
                                      uint64_t bytes);
 
+/* One-sided copies on a stream: `bytes` from `src` into rank r's data at byte `offset` (put), or from
+ * there into `dst` (get), with no call on rank r. src/dst: memory of the backend's device (cuda: device
+ * memory, local or symmetric; host: host memory). Ordered on `stream` after the buffer's earlier work,
+ * like a collective; the host backend copies at once. A put followed by symmem_put_signal_on_stream on
+ * the same stream is a put with signal: the peer that has waited for the signal
+ * (symmem_wait_signal_on_stream) reads the data. */
+symmem_status symmem_put_on_stream(symmem_buffer* buffer, int r, uint64_t offset, const void* src,
+                                   uint64_t bytes, void* stream);
+symmem_status symmem_get_on_stream(symmem_buffer* buffer, int r, uint64_t offset, void* dst,
+                                   uint64_t bytes, void* stream);
+
 /* Local (not symmetric) memory of the backend's device, zero-filled: host = 64-byte-aligned
  * malloc, cuda = cudaMalloc on the backend's device. Usable as `out` of the collectives.
  * Allocations still held when the backend is closed are freed by symmem_backend_close. */

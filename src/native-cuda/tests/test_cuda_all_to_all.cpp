@@ -3,7 +3,7 @@
 // splits reach the device with the stream (cudaMemcpyAsync, no synchronisation before the call), as an
 // earlier kernel's would, and a captured all-to-all-v is replayed with new splits and data each time.
 // Splits that do not fit fail on every rank at the synchronisation, write nothing, and leave the
-// buffer in step: the next call is right.
+// buffer in step: the next call is right. Then one-sided puts with a signal, and gets, on the stream.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -152,6 +152,35 @@ void bad_splits(const Rank& r) {
   a2av_round(r, SYMMEM_FLOAT32, 4, false);  // in step: the next call is right
 }
 
+// One-sided on the stream: each rank puts a block from device memory into the next rank's buffer and
+// signals it; the next rank waits for the signal on its stream and finds the block; at the end each gets
+// its previous rank's block back into device memory.
+void put_get(const Rank& r) {
+  const int next = (r.rank + 1) % r.world, prev = (r.rank + r.world - 1) % r.world;
+  const uint64_t at = 64, n = 333;
+  std::vector<uint32_t> block(n), got(n);
+  for (int round = 0; round < 20; ++round) {
+    for (uint64_t k = 0; k < n; ++k) block[k] = element(r.rank, next, k, round);
+    CUDA_OK(cudaMemcpyAsync(r.out, block.data(), n * 4, cudaMemcpyHostToDevice, r.s));
+    CHECK_OK(symmem_put_on_stream(r.b, next, at, r.out, n * 4, r.s));
+    CHECK_OK(symmem_put_signal_on_stream(r.b, next, 1, r.s, 20000));
+    CHECK_OK(symmem_wait_signal_on_stream(r.b, prev, 1, r.s, 20000));
+    CHECK_OK(symmem_stream_synchronize(r.b, r.s));
+    CUDA_OK(cudaMemcpy(got.data(), r.mine + at, n * 4, cudaMemcpyDeviceToHost));
+    for (uint64_t k = 0; k < n; ++k)
+      if (got[k] != element(prev, r.rank, k, round))
+        TEST_FAIL("put round %d: element %llu from rank %d is %#x", round, (unsigned long long)k, prev, got[k]);
+    CHECK_OK(symmem_barrier(r.b, 0, 20000));  // read before the next round's put overwrites it
+  }
+  CHECK_OK(symmem_get_on_stream(r.b, prev, at, r.out, n * 4, r.s));
+  CHECK_OK(symmem_stream_synchronize(r.b, r.s));
+  CUDA_OK(cudaMemcpy(got.data(), r.out, n * 4, cudaMemcpyDeviceToHost));
+  const int before_prev = (prev + r.world - 1) % r.world;
+  for (uint64_t k = 0; k < n; ++k)
+    if (got[k] != element(before_prev, prev, k, 19)) TEST_FAIL("get: element %llu of rank %d wrong", (unsigned long long)k, prev);
+  CHECK_OK(symmem_barrier(r.b, 0, 20000));
+}
+
 int rank_main(int world, int rank, int gpus) {
   const uint64_t splits_at = (kRoomBytes + 7) / 8 * 8;
   const std::string name = "cudaa2a-" + std::to_string(world);
@@ -169,6 +198,7 @@ int rank_main(int world, int rank, int gpus) {
     }
   graph_rounds(r);
   bad_splits(r);
+  put_get(r);
   CUDA_OK(cudaFree(r.out));
   CUDA_OK(cudaFree(r.splits));
   CUDA_OK(cudaStreamDestroy(r.s));

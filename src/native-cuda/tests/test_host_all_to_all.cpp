@@ -3,7 +3,7 @@
 // bit for bit (the three are copies: no element is converted). Splits that do not fit fail on every
 // rank with the same message, write nothing, and leave the buffer in step (the next call is right).
 // Two threads run on two buffers at once throughout. After a missed deadline, every call is exact or
-// refused.
+// refused. And one-sided puts with a signal, and gets, on the stream.
 #include <cstring>
 #include <thread>
 
@@ -141,6 +141,38 @@ void bad_splits(const Rank& r) {
   a2av_round(r, SYMMEM_FLOAT32, 4, false);
 }
 
+// One-sided: each rank puts a block into the next rank's buffer and signals it on the stream; the next
+// rank waits for the signal and finds the block; at the end each gets its previous rank's block back.
+void put_get(const Rank& r) {
+  const int next = (r.rank + 1) % r.world, prev = (r.rank + r.world - 1) % r.world;
+  const uint64_t at = 64, n = 333;
+  const char* mine = static_cast<const char*>(symmem_buffer_ptr(r.b, r.rank));
+  std::vector<uint32_t> block(n), got(n);
+  for (int round = 0; round < 20; ++round) {
+    for (uint64_t k = 0; k < n; ++k) block[k] = element(r.rank, next, k, round);
+    CHECK_OK(symmem_put_on_stream(r.b, next, at, block.data(), n * 4, nullptr));
+    CHECK_OK(symmem_put_signal_on_stream(r.b, next, 1, nullptr, 10000));
+    CHECK_OK(symmem_wait_signal_on_stream(r.b, prev, 1, nullptr, 10000));
+    std::memcpy(got.data(), mine + at, n * 4);
+    for (uint64_t k = 0; k < n; ++k)
+      if (got[k] != element(prev, r.rank, k, round))
+        TEST_FAIL("put round %d: element %llu from rank %d is %#x", round, (unsigned long long)k, prev, got[k]);
+    CHECK_OK(symmem_barrier(r.b, 0, 10000));  // read before the next round's put overwrites it
+  }
+  CHECK_OK(symmem_get_on_stream(r.b, prev, at, got.data(), n * 4, nullptr));
+  const int before_prev = (prev + r.world - 1) % r.world;
+  for (uint64_t k = 0; k < n; ++k)
+    if (got[k] != element(before_prev, prev, k, 19)) TEST_FAIL("get: element %llu of rank %d wrong", (unsigned long long)k, prev);
+  CHECK_OK(symmem_barrier(r.b, 0, 10000));
+  CHECK_STATUS(symmem_put_on_stream(r.b, next, symmem_buffer_size(r.b) - 4, block.data(), 8, nullptr),
+               SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("exceed the symmetric buffer's");
+  CHECK_STATUS(symmem_get_on_stream(r.b, r.world, 0, got.data(), 4, nullptr), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("is out of range");
+  CHECK_STATUS(symmem_put_on_stream(r.b, next, 0, nullptr, 4, nullptr), SYMMEM_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_HAS("src is NULL");
+}
+
 void bad_args(const Rank& r) {
   std::vector<int64_t> out_splits(2 * r.world);
   CHECK_STATUS(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at + 4, nullptr, 0, out_splits.data(), nullptr,
@@ -192,6 +224,7 @@ int rank_main(int world, int rank) {
   rounds(r1, 0);
   other.join();
   bad_splits(r1);
+  put_get(r1);
   CHECK_OK(symmem_buffer_free(b1));
   CHECK_OK(symmem_buffer_free(b2));
   CHECK_OK(symmem_backend_close(be));

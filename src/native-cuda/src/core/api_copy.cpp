@@ -111,6 +111,26 @@ symmem_status symmem_buffer_copy_out(symmem_buffer* buffer, int r, uint64_t offs
   });
 }
 
+symmem_status symmem_put_on_stream(symmem_buffer* buffer, int r, uint64_t offset, const void* src,
+                                   uint64_t bytes, void* stream) {
+  return guarded("symmem_put_on_stream", [&]() -> symmem_status {
+    int target = SYMMEM_RANK_SELF;
+    SYMMEM_TRY(check_copy(buffer, "symmem_put_on_stream", r, offset, src, "src", bytes, &target));
+    if (bytes == 0) return SYMMEM_OK;
+    return buffer->put_on_stream(target, offset, src, bytes, stream);
+  });
+}
+
+symmem_status symmem_get_on_stream(symmem_buffer* buffer, int r, uint64_t offset, void* dst,
+                                   uint64_t bytes, void* stream) {
+  return guarded("symmem_get_on_stream", [&]() -> symmem_status {
+    int target = SYMMEM_RANK_SELF;
+    SYMMEM_TRY(check_copy(buffer, "symmem_get_on_stream", r, offset, dst, "dst", bytes, &target));
+    if (bytes == 0) return SYMMEM_OK;
+    return buffer->get_on_stream(target, offset, dst, bytes, stream);
+  });
+}
+
 symmem_status symmem_local_alloc(symmem_backend* backend, uint64_t bytes, void** out) {
   return guarded("symmem_local_alloc", [&]() -> symmem_status {
     SYMMEM_REQUIRE(backend != nullptr, "symmem_local_alloc: backend is NULL");

@@ -92,6 +92,15 @@ struct symmem_buffer {
   virtual symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes);
   virtual symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes);
 
+  // ---- one-sided copies on a stream (core/api_copy.cpp); arguments as for copy_in/copy_out, with
+  // memory of the backend's device on the local side. The defaults are the host's: copy_in/copy_out.
+  virtual symmem_status put_on_stream(int r, uint64_t offset, const void* src, uint64_t bytes, void*) {
+    return copy_in(r, offset, src, bytes);
+  }
+  virtual symmem_status get_on_stream(int r, uint64_t offset, void* dst, uint64_t bytes, void*) {
+    return copy_out(r, offset, dst, bytes);
+  }
+
   // ---- NCCL windows (nccl/nccl_window.cpp). The own allocation as NCCL registers it: one cuMem
   // range [*base, *base + *bytes) whose data starts at *data_offset. GPU buffers only.
   virtual symmem_status own_allocation(void** base, uint64_t* bytes, uint64_t* data_offset);

@@ -63,6 +63,12 @@ class BufferView final : public symmem_buffer {
   }
   symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
   symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override;
+  symmem_status put_on_stream(int r, uint64_t offset, const void* src, uint64_t bytes, void* s) override {
+    return segment_->put_on_stream(r, offset_ + offset, src, bytes, s);
+  }
+  symmem_status get_on_stream(int r, uint64_t offset, void* dst, uint64_t bytes, void* s) override {
+    return segment_->get_on_stream(r, offset_ + offset, dst, bytes, s);
+  }
 
  private:
   // Runs `call` holding the segment's shared-pad use (see symmem_buffer::view_call_busy).

@@ -460,6 +460,30 @@ symmem_status DeviceBuffer::copy_out(int r, uint64_t offset, void* dst, uint64_t
   return SYMMEM_OK;
 }
 
+// Through the peer's mapping with the copy engines, ordered like a collective (the buffer's earlier
+// work on any stream comes first).
+symmem_status DeviceBuffer::put_on_stream(int r, uint64_t offset, const void* src, uint64_t bytes, void* s) {
+  SYMMEM_TRY(set_device());
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(cudaMemcpyAsync(reinterpret_cast<void*>(base(r) + pad_region_ + offset), src, bytes,
+                              cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(s)),
+              "symmem_put_on_stream: cudaMemcpyAsync(rank %d, offset %llu, %llu bytes)", r,
+              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+    return SYMMEM_OK;
+  });
+}
+
+symmem_status DeviceBuffer::get_on_stream(int r, uint64_t offset, void* dst, uint64_t bytes, void* s) {
+  SYMMEM_TRY(set_device());
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(cudaMemcpyAsync(dst, reinterpret_cast<const void*>(base(r) + pad_region_ + offset), bytes,
+                              cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(s)),
+              "symmem_get_on_stream: cudaMemcpyAsync(rank %d, offset %llu, %llu bytes)", r,
+              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes));
+    return SYMMEM_OK;
+  });
+}
+
 symmem_status DeviceBuffer::device_uuid(int r, uint8_t out[16]) {
   std::memcpy(out, r == SYMMEM_RANK_SELF || r == rank_ ? uuid_ : peer_uuid_[r].data(), 16);
   return SYMMEM_OK;

@@ -84,6 +84,8 @@ class DeviceBuffer : public symmem_buffer {
   uint64_t one_shot_in_place_max_bytes() override;
   symmem_status copy_in(int r, uint64_t offset, const void* src, uint64_t bytes) override;
   symmem_status copy_out(int r, uint64_t offset, void* dst, uint64_t bytes) override;
+  symmem_status put_on_stream(int r, uint64_t offset, const void* src, uint64_t bytes, void* s) override;
+  symmem_status get_on_stream(int r, uint64_t offset, void* dst, uint64_t bytes, void* s) override;
   symmem_status device_uuid(int r, uint8_t out[16]) override;
   // A graph replay (cuda/graph.cu) is one launch on stream s for every buffer it uses: before it,
   // s waits for the buffer's previous launch as ordered() makes any launch wait; after it, the

@@ -225,6 +225,39 @@ class ShuffleAndOneSidedTest {
     }
 
     @Test
+    void theLowerLayerPutsAndGetsOnAStreamFromLocalMemory() throws Exception {
+        List<String> results = twoRanks(world -> {
+            SymmemGroup group = world.group();
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 8)) {
+                SymmetricMemory memory = b.memory();
+                java.time.Duration deadline = java.time.Duration.ofSeconds(20);
+                int peer = 1 - world.rank();
+                try (LocalBuffer local = memory.allocateLocal(4 * 4); io.symmem.nativ.NativeStream stream = memory.createStream()) {
+                    local.copyFrom(new float[] {10 * world.rank() + 1, 10 * world.rank() + 2, 10 * world.rank() + 3, 0}, 0);
+                    // Elements 1..2 of the local buffer into the peer's elements 5..6, then a signal behind them.
+                    memory.put(peer, 5 * 4, local, 4, 8, stream);
+                    memory.putSignal(peer, 2, stream, deadline);
+                    memory.waitSignal(peer, 2, stream, deadline);
+                    memory.synchronize(stream);
+                    float[] mine = new float[8];
+                    b.read(mine);
+                    // The peer's elements 5..6 back into the local buffer's elements 0..1.
+                    memory.get(peer, 5 * 4, local, 0, 8, stream);
+                    memory.synchronize(stream);
+                    float[] back = new float[2];
+                    local.copyTo(back, 0);
+                    assertThatThrownBy(() -> memory.put(peer, 0, local, 12, 8, stream))
+                            .isInstanceOf(NativeException.InvalidArgument.class)
+                            .hasMessageContaining("src: offset 12 + bytes 8 exceed the local buffer's 16 bytes");
+                    return Arrays.toString(mine) + " " + Arrays.toString(back);
+                }
+            }
+        });
+        assertThat(results.get(0)).isEqualTo("[0.0, 0.0, 0.0, 0.0, 0.0, 12.0, 13.0, 0.0] [2.0, 3.0]");
+        assertThat(results.get(1)).isEqualTo("[0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.0] [12.0, 13.0]");
+    }
+
+    @Test
     void putWithSignalHandsValuesToThePeerAndGetReadsThePeersBuffer() throws Exception {
         // A rank that stops early leaves its peer waiting for a signal: 10 s, not the default minute.
         List<String> results = twoRanks(builder -> builder.collectiveTimeout(java.time.Duration.ofSeconds(10)), world -> {

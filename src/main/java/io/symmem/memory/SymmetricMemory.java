@@ -145,6 +145,23 @@ public final class SymmetricMemory implements AutoCloseable {
         buffer.copyOut(peer, offsetBytes, dst, 0, dst.length);
     }
 
+    /**
+     * One-sided put on {@code stream} (null: the default stream): {@code bytes} of {@code src} (local memory
+     * of this buffer's device) from {@code srcOffset} into rank {@code peer}'s buffer at {@code offsetBytes},
+     * ordered after this buffer's earlier work. Followed by {@link #putSignal(int, int, NativeStream, Duration)}
+     * on the same stream, the peer that waited for the signal reads the data.
+     */
+    public void put(int peer, long offsetBytes, LocalBuffer src, long srcOffset, long bytes, NativeStream stream) {
+        checkRank("peer", peer);
+        buffer.putOnStream(peer, offsetBytes, src, srcOffset, bytes, stream);
+    }
+
+    /** One-sided get on {@code stream}: rank {@code peer}'s buffer at {@code offsetBytes} into {@code dst} at {@code dstOffset}. */
+    public void get(int peer, long offsetBytes, LocalBuffer dst, long dstOffset, long bytes, NativeStream stream) {
+        checkRank("peer", peer);
+        buffer.getOnStream(peer, offsetBytes, dst, dstOffset, bytes, stream);
+    }
+
     /** Local memory of this buffer's device, for out-of-place results; close it when done. */
     public LocalBuffer allocateLocal(long bytes) {
         return buffer.backend().allocateLocal(bytes);
@@ -179,6 +196,18 @@ public final class SymmetricMemory implements AutoCloseable {
     public void waitSignal(int peer, int channel, Duration timeout) {
         checkRank("peer", peer);
         buffer.waitSignal(peer, channel, timeout);
+    }
+
+    /** {@link #putSignal(int, int, Duration)} on {@code stream}, after the stream's earlier work (a put). */
+    public void putSignal(int peer, int channel, NativeStream stream, Duration timeout) {
+        checkRank("peer", peer);
+        buffer.putSignal(peer, channel, stream, timeout);
+    }
+
+    /** {@link #waitSignal(int, int, Duration)} on {@code stream}: the stream's later work sees the peer's data. */
+    public void waitSignal(int peer, int channel, NativeStream stream, Duration timeout) {
+        checkRank("peer", peer);
+        buffer.waitSignal(peer, channel, stream, timeout);
     }
 
     /**

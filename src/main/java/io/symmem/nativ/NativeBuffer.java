@@ -281,6 +281,33 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
                 NativeStream.pointer(stream), Status.millis(timeout)), "symmem_all_to_all_v");
     }
 
+    /**
+     * One-sided put on a stream: {@code bytes} of {@code src} from {@code srcOffset} into rank {@code r}'s
+     * buffer at {@code offsetBytes} (symmem.h: symmem_put_on_stream).
+     */
+    public void putOnStream(int r, long offsetBytes, LocalBuffer src, long srcOffset, long bytes, NativeStream stream) {
+        Status.check(SymmemLibrary.symmem_put_on_stream(open(), r, offsetBytes, localAt(src, srcOffset, bytes, "src"), bytes,
+                NativeStream.pointer(stream)), "symmem_put_on_stream");
+    }
+
+    /** One-sided get on a stream: rank {@code r}'s buffer at {@code offsetBytes} into {@code dst} at {@code dstOffset}. */
+    public void getOnStream(int r, long offsetBytes, LocalBuffer dst, long dstOffset, long bytes, NativeStream stream) {
+        Status.check(SymmemLibrary.symmem_get_on_stream(open(), r, offsetBytes, localAt(dst, dstOffset, bytes, "dst"), bytes,
+                NativeStream.pointer(stream)), "symmem_get_on_stream");
+    }
+
+    // A local buffer of this backend at an offset, [offset, offset + bytes) inside it.
+    private Pointer localAt(LocalBuffer local, long offset, long bytes, String what) {
+        if (local == null) {
+            throw new NativeException.InvalidArgument(what + " is null");
+        }
+        if (offset < 0 || bytes < 0 || offset > local.size() || bytes > local.size() - offset) {
+            throw new NativeException.InvalidArgument(what + ": offset " + offset + " + bytes " + bytes
+                    + " exceed the local buffer's " + local.size() + " bytes");
+        }
+        return new BytePointer(outPointer(local)).position(offset);
+    }
+
     /** The concrete algorithm (1 one-shot, 2 two-shot, 3 two-shot-ce) AUTO picks for this all-reduce here. */
     public int autoAlgorithm(int dtype, long count, boolean inPlace) {
         try (IntPointer out = new IntPointer(1)) {

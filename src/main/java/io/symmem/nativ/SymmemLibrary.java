@@ -344,6 +344,12 @@ final class SymmemLibrary {
     static native int symmem_graph_free(GraphHandle graph);
 
     // data movement, local memory, streams
+    static native int symmem_put_on_stream(BufferHandle buffer, int r, @Cast("uint64_t") long offset,
+            @Cast("const void*") Pointer src, @Cast("uint64_t") long bytes, Pointer stream);
+
+    static native int symmem_get_on_stream(BufferHandle buffer, int r, @Cast("uint64_t") long offset, Pointer dst,
+            @Cast("uint64_t") long bytes, Pointer stream);
+
     static native int symmem_buffer_copy_in(BufferHandle buffer, int r, @Cast("uint64_t") long offset,
             @Cast("const void*") Pointer src, @Cast("uint64_t") long bytes);
 
