@@ -1,7 +1,8 @@
 // symmem_abort cuts every host wait short: barrier, signals, one-shot all-reduce and the fd channel
 // return SYMMEM_ERR_ABORTED with the reason and what they were waiting for, long before their
 // deadline; a wait that starts after the abort ends at once; after symmem_abort_reset waits time
-// out as usual again. The bounds here are generous: they tell "cut short" from "waited 30 s".
+// out as usual again, while a wait that was running at the abort still ends, even when the reset
+// came before it looked. The bounds here are generous: they tell "cut short" from "waited 30 s".
 #include <chrono>
 #include <thread>
 
@@ -88,6 +89,26 @@ static int rank_main(int rank) {
   if (symmem_aborted() != 0) TEST_FAIL("symmem_aborted() = %d after reset", symmem_aborted());
   CHECK_STATUS(symmem_barrier(b, 2, 200), SYMMEM_ERR_TIMEOUT);
   CHECK_ERROR_HAS("timed out after 200 ms waiting for rank(s) 1, 2");
+
+  // An abort undone at once by a reset (a process forming its world again) still ends the wait that
+  // was running when it came, late but long before its deadline; a wait begun after the reset is not
+  // aborted.
+  {
+    std::thread quick([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      symmem_abort("rank 1 is gone (test, reset at once)");
+      symmem_abort_reset();
+    });
+    auto t1 = std::chrono::steady_clock::now();
+    const symmem_status s = symmem_barrier(b, 3, kLong);
+    quick.join();
+    if (s != SYMMEM_ERR_ABORTED)
+      TEST_FAIL("a barrier whose abort was reset at once: status %d (%s), expected ABORTED", s, symmem_last_error());
+    if (seconds_since(t1) > 5.0) TEST_FAIL("a barrier whose abort was reset at once took %.1f s", seconds_since(t1));
+    CHECK_ERROR_HAS("aborted: rank 1 is gone (test, reset at once)");
+    if (symmem_aborted() != 0) TEST_FAIL("symmem_aborted() = %d after the reset", symmem_aborted());
+    CHECK_STATUS(symmem_barrier(b, 4, 200), SYMMEM_ERR_TIMEOUT);
+  }
 
   CHECK_STATUS(symmem_abort(nullptr), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(symmem_abort(""), SYMMEM_ERR_INVALID_ARGUMENT);

@@ -11,6 +11,7 @@ namespace symmem {
 namespace {
 
 std::atomic<bool> g_aborted{false};
+std::atomic<uint64_t> g_epoch{0};  // aborts so far (each one from not aborted to aborted)
 // Guards the reason and the registered words; never taken on a wait's hot path.
 std::mutex g_mutex;
 std::string g_reason;
@@ -20,6 +21,10 @@ std::vector<AbortHook> g_hooks;
 }  // namespace
 
 bool aborted() { return g_aborted.load(std::memory_order_relaxed); }
+
+uint64_t abort_epoch() { return g_epoch.load(std::memory_order_relaxed); }
+
+bool aborted_since(uint64_t epoch) { return aborted() || abort_epoch() != epoch; }
 
 std::string abort_reason() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -59,7 +64,10 @@ symmem_status symmem_abort(const char* reason) {
   if (reason == nullptr || reason[0] == '\0')
     return symmem::fail(SYMMEM_ERR_INVALID_ARGUMENT, "symmem_abort: reason must be a non-empty string");
   std::lock_guard<std::mutex> lock(symmem::g_mutex);
-  if (!symmem::g_aborted.load()) symmem::g_reason = reason;  // the first reason is the one that counts
+  if (!symmem::g_aborted.load()) {
+    symmem::g_reason = reason;  // the first reason is the one that counts
+    symmem::g_epoch.fetch_add(1);
+  }
   symmem::g_aborted.store(true);
   for (volatile uint32_t* w : symmem::g_words) *w = 1u;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -70,7 +78,6 @@ symmem_status symmem_abort(const char* reason) {
 void symmem_abort_reset(void) {
   std::lock_guard<std::mutex> lock(symmem::g_mutex);
   symmem::g_aborted.store(false);
-  symmem::g_reason.clear();
   for (volatile uint32_t* w : symmem::g_words) *w = 0u;
 }
 

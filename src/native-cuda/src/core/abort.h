@@ -11,7 +11,13 @@ namespace symmem {
 
 // Cheap enough for every turn of a spin loop (one relaxed load).
 bool aborted();
-// The reason given to symmem_abort ("" when not aborted).
+// Aborts are counted. A wait notes the count when it starts and is cut short by any abort after that,
+// also one that symmem_abort_reset has undone before the wait looked again: a process that forms its
+// world again resets the abort while a wait of the old world may still be asleep in its back-off.
+uint64_t abort_epoch();
+bool aborted_since(uint64_t epoch);
+// The reason given to the latest symmem_abort ("" before the first); kept across a reset, for the
+// waits that meet that abort late.
 std::string abort_reason();
 // fail(SYMMEM_ERR_ABORTED, "<what>: aborted: <reason>"); `what` names the wait that was cut short.
 symmem_status fail_aborted(const std::string& what);

@@ -45,6 +45,7 @@ enum class Step { done, moved, idle };
 template <class F>
 Driven poll(const Deadline& dl, F step) {
   Backoff backoff(200000);
+  const uint64_t epoch = abort_epoch();
   for (;;) {
     const Step st = step();
     if (st == Step::done) return Driven::done;
@@ -52,7 +53,7 @@ Driven poll(const Deadline& dl, F step) {
       backoff.reset();
       continue;
     }
-    if (aborted()) return Driven::aborted;
+    if (aborted_since(epoch)) return Driven::aborted;
     if (dl.expired()) return Driven::timed_out;
     backoff.pause();
   }

@@ -92,11 +92,12 @@ void WorkerPool::worker_main(int cpu) {
 }
 
 bool WorkerPool::run(uint64_t chunks, Task task, const void* ctx, bool share) {
+  const uint64_t epoch = abort_epoch();
   std::unique_lock<std::mutex> mine(run_mutex_, std::defer_lock);
   if (!share || workers_.empty() || chunks <= 1 || !mine.try_lock()) {
     // Alone: the same chunks in the same order on this thread.
     for (uint64_t i = 0; i < chunks; ++i) {
-      if (aborted()) return false;
+      if (aborted_since(epoch)) return false;
       task(ctx, i);
     }
     return true;
@@ -121,7 +122,7 @@ bool WorkerPool::run(uint64_t chunks, Task task, const void* ctx, bool share) {
   uint64_t t = ticket_.load(std::memory_order_acquire);
   for (;;) {
     if ((t & kIndexMask) >= chunks) break;
-    if (aborted()) {
+    if (aborted_since(epoch)) {
       // Nothing further is handed out; what was taken is waited for below.
       t = ticket_.exchange((uint64_t{gen} << 32) | chunks, std::memory_order_acq_rel);
       cancelled = true;
