@@ -71,6 +71,9 @@ public class ChaosRankCommand implements Callable<Integer> {
     /** The loop of one phase. Returns only when the deadline passed; a failed world ends it with its error. */
     private record Workload(RankRuntime runtime, ChaosPhase phase, long size, long deadline, CountDownLatch failed) {
         void run() {
+            // This generation's liveness: once the world fails, the runtime forms it again under a new
+            // member, whose liveness knows nothing of the failure this loop must stop on.
+            Liveness liveness = runtime.liveness();
             int rank = runtime.config().rank();
             int world = runtime.config().worldSize();
             StoreExchange group = runtime.exchange("chaos", rank, world);
@@ -79,12 +82,12 @@ public class ChaosRankCommand implements Callable<Integer> {
             announce();
             switch (phase) {
                 case RENDEZVOUS -> {
-                    while (going()) {
+                    while (going(liveness)) {
                         runtime.allocator().allocate(group, size, rendezvous).close();
                     }
                 }
                 case STORE -> {
-                    while (going()) {
+                    while (going(liveness)) {
                         group.barrier(rendezvous).await().indefinitely();
                     }
                 }
@@ -92,7 +95,7 @@ public class ChaosRankCommand implements Callable<Integer> {
                     try (SymmetricMemory memory = runtime.allocator().allocate(group, size, rendezvous);
                             LocalBuffer out = memory.allocateLocal(size)) {
                         long count = size / DType.FLOAT32.bytes();
-                        while (going()) {
+                        while (going(liveness)) {
                             if (phase == ChaosPhase.BARRIER) {
                                 memory.barrier(1);
                             } else {
@@ -104,7 +107,7 @@ public class ChaosRankCommand implements Callable<Integer> {
                 }
                 case IDLE -> idle();
             }
-            runtime.liveness().check(phase.id());
+            liveness.check(phase.id());
         }
 
         private void announce() {
@@ -112,7 +115,12 @@ public class ChaosRankCommand implements Callable<Integer> {
             System.out.flush();
         }
 
-        private boolean going() {
+        /**
+         * Until the deadline; a failed world ends the loop with its error before the next call, which
+         * would otherwise start after the abort was undone for the next generation and wait its deadline.
+         */
+        private boolean going(Liveness liveness) {
+            liveness.check(phase.id());
             return System.nanoTime() < deadline;
         }
 
