@@ -107,7 +107,7 @@ symmem_status symmem_tunable_value(int index, uint64_t* value, int* is_set);
 symmem_status symmem_abort(const char* reason);
 /* Clears the abort for the waits that start from now on (tests; a process that goes on to join a new
  * world). A wait that was running when symmem_abort came still ends with SYMMEM_ERR_ABORTED, also when
- * this reset came before it looked (host waits). */
+ * this reset came before it looked (host waits and the fd channel). */
 void symmem_abort_reset(void);
 /* 1 once symmem_abort has been called (and not reset), else 0. */
 int symmem_aborted(void);

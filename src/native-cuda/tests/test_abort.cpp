@@ -108,6 +108,19 @@ static int rank_main(int rank) {
     CHECK_ERROR_HAS("aborted: rank 1 is gone (test, reset at once)");
     if (symmem_aborted() != 0) TEST_FAIL("symmem_aborted() = %d after the reset", symmem_aborted());
     CHECK_STATUS(symmem_barrier(b, 4, 200), SYMMEM_ERR_TIMEOUT);
+    // The same for a receive on the fd channel (an allocation's exchange), which looks every 20 ms.
+    std::thread quick_channel([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      symmem_abort("rank 1 is gone (test, channel, reset at once)");
+      symmem_abort_reset();
+    });
+    auto t2 = std::chrono::steady_clock::now();
+    const symmem_status r = symmem_channel_recv_fd(ch, 9, &from, &fd, kLong);
+    quick_channel.join();
+    if (r != SYMMEM_ERR_ABORTED)
+      TEST_FAIL("a receive whose abort was reset at once: status %d (%s), expected ABORTED", r, symmem_last_error());
+    if (seconds_since(t2) > 5.0) TEST_FAIL("a receive whose abort was reset at once took %.1f s", seconds_since(t2));
+    CHECK_ERROR_HAS("rank 1 is gone (test, channel, reset at once)");
   }
 
   CHECK_STATUS(symmem_abort(nullptr), SYMMEM_ERR_INVALID_ARGUMENT);

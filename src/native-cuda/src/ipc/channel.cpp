@@ -172,7 +172,7 @@ symmem_status symmem_channel::take(const std::function<bool(const Message&)>& wa
       }
       pending_.push_back(m);  // another tag (or rank) than asked: keep it for a later receive
     }
-    if (symmem::aborted()) return symmem::fail_aborted("channel '" + name_ + "'");
+    if (symmem::aborted_since(abort_epoch_)) return symmem::fail_aborted("channel '" + name_ + "'");
     int64_t left = until_ns - symmem::now_ns();
     if (left <= 0) return SYMMEM_OK;
     left = std::min<int64_t>(left, kAbortPollNs);  // wake up to notice symmem_abort
@@ -185,6 +185,7 @@ symmem_status symmem_channel::take(const std::function<bool(const Message&)>& wa
 
 symmem_status symmem_channel::send_fd(const char* peer, int rank, int tag, int fd, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  abort_epoch_ = symmem::abort_epoch();
   symmem::Deadline dl(timeout_ms);
   for (;;) {
     symmem_status err = SYMMEM_OK;
@@ -196,7 +197,7 @@ symmem_status symmem_channel::send_fd(const char* peer, int rank, int tag, int f
       case Sent::not_yet:
         break;
     }
-    if (symmem::aborted())
+    if (symmem::aborted_since(abort_epoch_))
       return symmem::fail_aborted("send_fd(tag " + std::to_string(tag) + ") to channel '" + peer + "'");
     if (dl.expired())
       return symmem::fail(SYMMEM_ERR_TIMEOUT,
@@ -209,6 +210,7 @@ symmem_status symmem_channel::send_fd(const char* peer, int rank, int tag, int f
 
 symmem_status symmem_channel::recv_fd(int tag, int* out_rank, int* out_fd, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  abort_epoch_ = symmem::abort_epoch();
   symmem::Deadline dl(timeout_ms);
   Message m;
   bool found;
@@ -225,6 +227,7 @@ symmem_status symmem_channel::recv_fd(int tag, int* out_rank, int* out_fd, int t
 symmem_status symmem_channel::all_gather_fds(const char* const* names, int rank, int world, int tag,
                                              int fd, int* out_fds, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  abort_epoch_ = symmem::abort_epoch();
   symmem::Deadline dl(timeout_ms);
   std::vector<int> got(world, -1);
   std::vector<char> sent(world, 0);
@@ -261,7 +264,7 @@ symmem_status symmem_channel::all_gather_fds(const char* const* names, int rank,
       }
     }
     if (unsent == 0 && missing == 0) break;
-    if (symmem::aborted()) {
+    if (symmem::aborted_since(abort_epoch_)) {
       std::vector<int> silent;
       for (int r = 0; r < world; ++r)
         if (got[r] < 0) silent.push_back(r);
@@ -309,6 +312,7 @@ symmem_status symmem_channel::all_gather_fds(const char* const* names, int rank,
 symmem_status symmem_channel::broadcast_fds(const char* const* names, int rank, int world, int root,
                                             int tag, int fd, int* out_fd, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  abort_epoch_ = symmem::abort_epoch();
   symmem::Deadline dl(timeout_ms);
   *out_fd = -1;
   if (rank != root) {
@@ -348,7 +352,7 @@ symmem_status symmem_channel::broadcast_fds(const char* const* names, int rank, 
       }
     }
     if (unsent == 0) break;
-    if (symmem::aborted()) {
+    if (symmem::aborted_since(abort_epoch_)) {
       close(own);
       return symmem::fail_aborted("broadcast_fds(tag " + std::to_string(tag) + ", root " +
                                   std::to_string(root) + ")");

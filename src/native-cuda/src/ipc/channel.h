@@ -53,4 +53,7 @@ struct symmem_channel {
   std::string name_;
   std::deque<Message> pending_;  // received, not yet asked for
   std::mutex mu_;
+  // The abort count when the operation under mu_ began: an abort after that ends it, also one that
+  // symmem_abort_reset has undone before the operation looked (core/abort.h).
+  uint64_t abort_epoch_ = 0;
 };
