@@ -21,6 +21,15 @@
 constexpr int kSkip = 77;
 
 // Visible CUDA devices, counted in a forked child so that this process stays CUDA-free.
+// Host data into device memory, landed before any stream reads it. cudaMemcpy from pageable memory
+// may return once the data is staged, before its DMA on the legacy stream is done, and a
+// collective on a non-blocking stream does not wait for that stream: a peer could read the old
+// data (a stale element at the end of the input, seen on a shared H100).
+inline void copy_to_device(void* dst, const void* src, size_t bytes) {
+  CUDA_OK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());
+}
+
 inline int gpu_count_in_child() {
   std::fflush(nullptr);
   pid_t pid = fork();

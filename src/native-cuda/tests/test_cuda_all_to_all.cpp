@@ -128,9 +128,10 @@ void bad_splits(const Rank& r) {
   const uint64_t room = r.splits_at / 4;
   std::vector<int64_t> row(r.world + 1, 2);
   if (r.rank == 1) row[0] = -3;
-  CUDA_OK(cudaMemcpy(r.mine + r.splits_at, row.data(), 8 * (r.world + 1), cudaMemcpyHostToDevice));
+  copy_to_device(r.mine + r.splits_at, row.data(), 8 * (r.world + 1));
   CUDA_OK(cudaMemset(r.out, 0x33, r.splits_at));
   CUDA_OK(cudaMemset(r.splits, 0x44, 16 * r.world));
+  CUDA_OK(cudaDeviceSynchronize());  // the fills are done before the call could write over them
   CHECK_OK(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at, r.out, room, r.splits, r.s, 20000));
   CHECK_STATUS(symmem_stream_synchronize(r.b, r.s), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("rank 1's split for rank 0 is -3; a split counts elements and cannot be negative");
@@ -144,7 +145,7 @@ void bad_splits(const Rank& r) {
     if (x != 0x44) TEST_FAIL("out_splits was written after splits that do not fit");
   // More than rank 0 holds, in place: the same on every rank, and its data stay.
   for (int p = 0; p < r.world; ++p) row[p] = p == 0 ? int64_t(room / r.world + 1) : 0;
-  CUDA_OK(cudaMemcpy(r.mine + r.splits_at, row.data(), 8 * (r.world + 1), cudaMemcpyHostToDevice));
+  copy_to_device(r.mine + r.splits_at, row.data(), 8 * (r.world + 1));
   CHECK_OK(symmem_all_to_all_v(r.b, SYMMEM_FLOAT32, r.splits_at, nullptr, 0, r.splits, r.s, 20000));
   CHECK_STATUS(symmem_stream_synchronize(r.b, r.s), SYMMEM_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_HAS("rank 0 would receive");

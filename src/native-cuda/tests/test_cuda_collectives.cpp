@@ -125,9 +125,7 @@ static std::vector<char> input_bytes(int dtype, uint64_t tag, int rank, uint64_t
 static void write_input(Ctx& c, int dtype, uint64_t tag, uint64_t at, uint64_t n, uint64_t first_index = 0) {
   const std::vector<char> bytes = input_bytes(dtype, tag, c.rank, n, first_index);
   const size_t es = symmem_dtype_size(symmem_dtype(dtype));
-  CUDA_OK(cudaMemcpy(static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + at * es, bytes.data(),
-                     bytes.size(), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaDeviceSynchronize());  // a pageable copy may return before its DMA is done
+  copy_to_device(static_cast<char*>(symmem_buffer_ptr(c.b, c.rank)) + at * es, bytes.data(), bytes.size());
 }
 
 static std::vector<char> read_back(const void* p, uint64_t bytes) {

@@ -31,7 +31,7 @@ static int checked(symmem_buffer* b, cudaStream_t s, float* out, int rank, int c
   std::vector<float> host(kCount);
   for (uint64_t i = 0; i < kCount; ++i) host[i] = in(rank, i, call);
   float* mine = static_cast<float*>(symmem_buffer_ptr(b, rank));
-  CUDA_OK(cudaMemcpy(mine, host.data(), kCount * 4, cudaMemcpyHostToDevice));
+  copy_to_device(mine, host.data(), kCount * 4);
   if (symmem_all_reduce(b, algo, SYMMEM_FLOAT32, SYMMEM_SUM, kCount, in_place ? nullptr : out, s, 300) != SYMMEM_OK)
     return refused(rank, call, "symmem_all_reduce");
   if (symmem_stream_synchronize(b, s) != SYMMEM_OK) return refused(rank, call, "symmem_stream_synchronize");
