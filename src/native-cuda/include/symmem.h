@@ -242,6 +242,36 @@ symmem_status symmem_wait_signal_on_stream(symmem_buffer* buffer, int peer, int 
 symmem_status symmem_barrier_on_stream(symmem_buffer* buffer, int channel, void* stream,
                                        int timeout_ms);
 
+/* ---- value signals: counters a peer sets or adds to, waited for by value ---------------------
+ *
+ * Apart from the 0/1 slots above, each rank's pad holds a uint64 value per [channel][sending rank]
+ * for SYMMEM_VALUE_CHANNELS channels, 0 at alloc. Only the sending rank writes a value and only the
+ * pad's rank waits on it, and a wait leaves the value as it is: a producer counts what it has
+ * handed over (chunks put, a pipeline's step) and the consumer waits for a count, any number of
+ * times, without a round trip (NVSHMEM's signal op and signal wait-until).
+ * symmem_signal_value: on `peer`'s pad, sets (SYMMEM_SIGNAL_SET) or adds `value` to
+ *   (SYMMEM_SIGNAL_ADD) the value [channel][own rank], with release: what this rank wrote before
+ *   (a put) is visible to the peer once its wait has seen the value. Never waits.
+ * symmem_wait_signal_value: waits until the own value [channel][peer] is == value (SYMMEM_CMP_EQ)
+ *   or >= value (SYMMEM_CMP_GE, unsigned), with acquire. On timeout the message names the peer,
+ *   the channel, the value waited for and the value last seen; an abort ends it at once.
+ * The *_on_stream forms enqueue the same after the stream's earlier work (a put on the stream) on
+ * device buffers, where a device-side timeout is reported as for wait_signal; the host backend
+ * runs them at once. The host-synchronous forms run on the buffer's internal stream and
+ * synchronise. Blocks of one pool segment share its values, as they share its signal pad. */
+#define SYMMEM_VALUE_CHANNELS 16
+typedef enum symmem_signal_op { SYMMEM_SIGNAL_SET = 0, SYMMEM_SIGNAL_ADD = 1 } symmem_signal_op;
+typedef enum symmem_signal_cmp { SYMMEM_CMP_EQ = 0, SYMMEM_CMP_GE = 1 } symmem_signal_cmp;
+symmem_status symmem_signal_value(symmem_buffer* buffer, int peer, int channel, uint64_t value,
+                                  symmem_signal_op op);
+symmem_status symmem_wait_signal_value(symmem_buffer* buffer, int peer, int channel,
+                                       symmem_signal_cmp cmp, uint64_t value, int timeout_ms);
+symmem_status symmem_signal_value_on_stream(symmem_buffer* buffer, int peer, int channel,
+                                            uint64_t value, symmem_signal_op op, void* stream);
+symmem_status symmem_wait_signal_value_on_stream(symmem_buffer* buffer, int peer, int channel,
+                                                 symmem_signal_cmp cmp, uint64_t value, void* stream,
+                                                 int timeout_ms);
+
 /* Fills `count` uint32 words at byte offset `offset_bytes` (a multiple of 4) of rank r's data
  * (r = SYMMEM_RANK_SELF or, after import, any rank) with `value`. */
 symmem_status symmem_memset32(symmem_buffer* buffer, int r, uint64_t offset_bytes, uint32_t value,

@@ -182,6 +182,49 @@ void put_get(const Rank& r) {
   CHECK_OK(symmem_barrier(r.b, 0, 20000));
 }
 
+// Value signals on the stream: each rank puts 50 chunks of 300 words into a ring of 4 slots of the next rank, adding
+// 1 to its count there after each; the next rank waits on its stream for each count, copies the slot out
+// and sets its credit back; every element checked. Then a wait that passes its deadline names the value
+// seen, and leaves the buffer usable (a collective after it is right).
+void value_signals(const Rank& r) {
+  const int next = (r.rank + 1) % r.world, prev = (r.rank + r.world - 1) % r.world;
+  const uint64_t n = 300, slots = 4, chunks = 50;  // the slots fill 4800 of the buffer's 6006 input bytes
+  const uint64_t base = 0;                          // out: the block to put, then the slot read
+  uint32_t* dev = reinterpret_cast<uint32_t*>(r.out);
+  std::vector<uint32_t> block(n), got(n);
+  uint64_t read = 0;
+  auto read_one = [&] {
+    CHECK_OK(symmem_wait_signal_value_on_stream(r.b, prev, 3, SYMMEM_CMP_GE, read + 1, r.s, 20000));
+    CUDA_OK(cudaMemcpyAsync(dev + base + n, r.mine + (read % slots) * n * 4, n * 4, cudaMemcpyDeviceToDevice, r.s));
+    CHECK_OK(symmem_signal_value_on_stream(r.b, prev, 4, read + 1, SYMMEM_SIGNAL_SET, r.s));
+    CHECK_OK(symmem_stream_synchronize(r.b, r.s));
+    CUDA_OK(cudaMemcpy(got.data(), dev + base + n, n * 4, cudaMemcpyDeviceToHost));
+    for (uint64_t k = 0; k < n; ++k)
+      if (got[k] != element(prev, r.rank, k, int(1000 + read)))
+        TEST_FAIL("value-signalled chunk %llu from rank %d, element %llu: %#x", (unsigned long long)read, prev,
+                  (unsigned long long)k, got[k]);
+    ++read;
+  };
+  for (uint64_t c = 0; c < chunks; ++c) {
+    for (uint64_t k = 0; k < n; ++k) block[k] = element(r.rank, next, k, int(1000 + c));
+    CUDA_OK(cudaMemcpyAsync(dev + base, block.data(), n * 4, cudaMemcpyHostToDevice, r.s));
+    if (c >= slots) CHECK_OK(symmem_wait_signal_value_on_stream(r.b, next, 4, SYMMEM_CMP_GE, c - slots + 1, r.s, 20000));
+    CHECK_OK(symmem_put_on_stream(r.b, next, (c % slots) * n * 4, dev + base, n * 4, r.s));
+    CHECK_OK(symmem_signal_value_on_stream(r.b, next, 3, 1, SYMMEM_SIGNAL_ADD, r.s));
+    if (c >= 2) read_one();
+  }
+  while (read < chunks) read_one();
+  CHECK_OK(symmem_barrier(r.b, 0, 20000));
+  CHECK_OK(symmem_wait_signal_value_on_stream(r.b, prev, 3, SYMMEM_CMP_GE, 1000, r.s, 300));
+  CHECK_STATUS(symmem_stream_synchronize(r.b, r.s), SYMMEM_ERR_TIMEOUT);
+  char want[128];
+  std::snprintf(want, sizeof want, "wait_signal_value(peer %d, channel 3, >= 1000): timed out after 300 ms; rank %d's value is %llu",
+                prev, prev, (unsigned long long)chunks);
+  CHECK_ERROR_HAS(want);
+  CHECK_OK(symmem_barrier(r.b, 0, 20000));
+  a2av_round(r, SYMMEM_FLOAT32, 5, false);
+}
+
 int rank_main(int world, int rank, int gpus) {
   const uint64_t splits_at = (kRoomBytes + 7) / 8 * 8;
   const std::string name = "cudaa2a-" + std::to_string(world);
@@ -200,6 +243,7 @@ int rank_main(int world, int rank, int gpus) {
   graph_rounds(r);
   bad_splits(r);
   put_get(r);
+  value_signals(r);
   CUDA_OK(cudaFree(r.out));
   CUDA_OK(cudaFree(r.splits));
   CUDA_OK(cudaStreamDestroy(r.s));

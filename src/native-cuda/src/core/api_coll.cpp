@@ -70,15 +70,6 @@ size_t dtype_bytes(int d) {
   }
 }
 
-symmem_status check_peer(symmem_buffer* buffer, int peer, const char* what) {
-  SYMMEM_REQUIRE(peer >= 0 && peer < buffer->world(),
-                 "%s: peer %d is out of range 0..%d (world %d)", what, peer, buffer->world() - 1,
-                 buffer->world());
-  SYMMEM_REQUIRE(peer != buffer->rank(), "%s: peer %d is this rank: a rank does not signal itself",
-                 what, peer);
-  return SYMMEM_OK;
-}
-
 symmem_status check_dtype(int d, const char* what) {
   SYMMEM_REQUIRE(dtype_bytes(d) != 0,
                  "%s: dtype %d is unknown (SYMMEM_FLOAT32 = 0, SYMMEM_BFLOAT16 = 1, "

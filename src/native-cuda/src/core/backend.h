@@ -51,6 +51,17 @@ struct symmem_buffer {
   virtual symmem_status barrier_on_stream(int channel, void*, int timeout_ms) {
     return barrier(channel, timeout_ms);
   }
+  // Value signals (symmem.h): peer != own rank, channel < SYMMEM_VALUE_CHANNELS, op and cmp valid.
+  // The defaults say the backend cannot; the on-stream forms default to the synchronous ones.
+  virtual symmem_status signal_value(int peer, int channel, uint64_t value, int op);
+  virtual symmem_status wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms);
+  virtual symmem_status signal_value_on_stream(int peer, int channel, uint64_t value, int op, void*) {
+    return signal_value(peer, channel, value, op);
+  }
+  virtual symmem_status wait_signal_value_on_stream(int peer, int channel, int cmp, uint64_t value, void*,
+                                                    int timeout_ms) {
+    return wait_signal_value(peer, channel, cmp, value, timeout_ms);
+  }
   // r resolved (own rank or a mapped peer); offset/count in range and 4-byte aligned.
   virtual symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                                  void* stream);
@@ -200,6 +211,17 @@ inline symmem_status check_imported(symmem_buffer* buffer, const char* what) {
   if (!buffer->imported())
     return fail(SYMMEM_ERR_STATE, "%s: the buffer is not imported yet (call symmem_buffer_import)",
                 what);
+  return SYMMEM_OK;
+}
+
+// A signal's peer: another rank of the buffer's world (imported).
+inline symmem_status check_peer(symmem_buffer* buffer, int peer, const char* what) {
+  if (peer < 0 || peer >= buffer->world())
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: peer %d is out of range 0..%d (world %d)", what, peer,
+                buffer->world() - 1, buffer->world());
+  if (peer == buffer->rank())
+    return fail(SYMMEM_ERR_INVALID_ARGUMENT, "%s: peer %d is this rank: a rank does not signal itself",
+                what, peer);
   return SYMMEM_OK;
 }
 

@@ -66,6 +66,23 @@ symmem_status BufferView::barrier_on_stream(int channel, void* s, int timeout_ms
   return on_shared_pad("barrier_on_stream",
                        [&] { return segment_->barrier_on_stream(channel, s, timeout_ms); });
 }
+symmem_status BufferView::signal_value(int peer, int channel, uint64_t value, int op) {
+  return on_shared_pad("signal_value", [&] { return segment_->signal_value(peer, channel, value, op); });
+}
+symmem_status BufferView::wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms) {
+  return on_shared_pad("wait_signal_value",
+                       [&] { return segment_->wait_signal_value(peer, channel, cmp, value, timeout_ms); });
+}
+symmem_status BufferView::signal_value_on_stream(int peer, int channel, uint64_t value, int op, void* s) {
+  return on_shared_pad("signal_value_on_stream",
+                       [&] { return segment_->signal_value_on_stream(peer, channel, value, op, s); });
+}
+symmem_status BufferView::wait_signal_value_on_stream(int peer, int channel, int cmp, uint64_t value, void* s,
+                                                      int timeout_ms) {
+  return on_shared_pad("wait_signal_value_on_stream", [&] {
+    return segment_->wait_signal_value_on_stream(peer, channel, cmp, value, s, timeout_ms);
+  });
+}
 symmem_status BufferView::memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                                    void* stream) {
   return segment_->memset32(r, offset_ + offset, value, count, stream);

@@ -36,6 +36,11 @@ class BufferView final : public symmem_buffer {
   symmem_status put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status barrier_on_stream(int channel, void* s, int timeout_ms) override;
+  symmem_status signal_value(int peer, int channel, uint64_t value, int op) override;
+  symmem_status wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms) override;
+  symmem_status signal_value_on_stream(int peer, int channel, uint64_t value, int op, void* s) override;
+  symmem_status wait_signal_value_on_stream(int peer, int channel, int cmp, uint64_t value, void* s,
+                                            int timeout_ms) override;
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;

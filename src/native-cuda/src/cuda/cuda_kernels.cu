@@ -170,6 +170,42 @@ __global__ void wait_signal_kernel(SigArgs a) {
   pdl_enter();
   if (threadIdx.x == 0) dev_wait(a, a.peer, kOpWaitSignal);
 }
+// Value signals: the sender alone writes its value on the peer's pad (a store or an add, release),
+// the pad's rank alone waits (acquire) and leaves it as it is.
+__device__ __forceinline__ uint64_t* value_slot(uint32_t* pad, int channel, int rank) {
+  return &reinterpret_cast<PadRegion*>(pad)->values[channel][rank];
+}
+__global__ void signal_value_kernel(SigArgs a) {
+  pdl_enter();
+  if (threadIdx.x != 0) return;
+  uint64_t* s = value_slot(a.pads[a.peer], a.channel, a.rank);
+  if (a.op == SYMMEM_SIGNAL_SET)
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(s), "l"(a.value) : "memory");
+  else
+    asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(s), "l"(a.value) : "memory");
+}
+__global__ void wait_signal_value_kernel(SigArgs a) {
+  pdl_enter();
+  if (threadIdx.x != 0) return;
+  const uint64_t* s = value_slot(a.pads[a.rank], a.channel, a.peer);
+  Waiter w;
+  for (;;) {
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(s) : "memory");
+    if (a.op == SYMMEM_CMP_EQ ? v == a.value : v >= a.value) return;
+    if (w.give_up(a.timeout_ns, a.claim, a.abort)) {
+      // The value fields first: record() publishes the status last.
+      if (w.why != 0 && atomicAdd(a.claim, 0u) == 0u) {
+        a.err->value_wanted = a.value;
+        a.err->value_seen = v;
+        a.err->cmp = a.op;
+      }
+      record(w.why, a.claim, a.err, kOpWaitSignalValue, a.channel, a.peer, 0, a.timeout_ms);
+      return;
+    }
+  }
+}
+
 // Barrier on a channel: an epoch barrier on its own flag array (PadRegion::barrier_flags), not the public 0/1
 // slots: thread t stores the call's epoch into peer t's flag [channel][rank] (release), then waits
 // until its own flag [channel][t] has reached it (acquire). No round trip to the peer, and a peer
@@ -1759,6 +1795,12 @@ cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s) {
 cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s) {
   return launch<wait_signal_kernel>(1, 32, s, a);
 }
+cudaError_t launch_signal_value(const SigArgs& a, cudaStream_t s) {
+  return launch<signal_value_kernel>(1, 32, s, a);
+}
+cudaError_t launch_wait_signal_value(const SigArgs& a, cudaStream_t s) {
+  return launch<wait_signal_value_kernel>(1, 32, s, a);
+}
 cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s) {
   return launch<barrier_kernel>(1, (a.world + 31) / 32 * 32, s, a);
 }
@@ -1881,6 +1923,8 @@ cudaError_t load_all_kernels() {
   Loader load;
   load(put_signal_kernel);
   load(wait_signal_kernel);
+  load(signal_value_kernel);
+  load(wait_signal_value_kernel);
   load(barrier_kernel);
   load(memset32_kernel);
   load(ce_prepare_kernel);

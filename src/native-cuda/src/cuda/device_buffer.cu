@@ -502,6 +502,8 @@ SigArgs DeviceBuffer::sig_args(int peer, int channel, int timeout_ms) const {
   a.epochs = reinterpret_cast<uint32_t*>(local_ + kBarEpochsOff);
   a.timeout_ms = static_cast<uint32_t>(timeout_ms);
   a.timeout_ns = static_cast<uint64_t>(timeout_ms) * 1000000ull;
+  a.value = 0;
+  a.op = 0;
   return a;
 }
 
@@ -662,6 +664,31 @@ symmem_status DeviceBuffer::wait_signal_on_stream(int peer, int channel, void* s
   });
 }
 
+symmem_status DeviceBuffer::signal_value_on_stream(int peer, int channel, uint64_t value, int op, void* s) {
+  SYMMEM_TRY(set_device());
+  SigArgs a = sig_args(peer, channel, 1);
+  a.value = value;
+  a.op = op;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_signal_value(a, static_cast<cudaStream_t>(s)), "signal_value(peer %d, channel %d): kernel launch",
+              peer, channel);
+    return SYMMEM_OK;
+  });
+}
+
+symmem_status DeviceBuffer::wait_signal_value_on_stream(int peer, int channel, int cmp, uint64_t value, void* s,
+                                                        int timeout_ms) {
+  SYMMEM_TRY(set_device());
+  SigArgs a = sig_args(peer, channel, timeout_ms);
+  a.value = value;
+  a.op = cmp;
+  return ordered(s, [&]() -> symmem_status {
+    SYMMEM_RT(launch_wait_signal_value(a, static_cast<cudaStream_t>(s)),
+              "wait_signal_value(peer %d, channel %d): kernel launch", peer, channel);
+    return SYMMEM_OK;
+  });
+}
+
 symmem_status DeviceBuffer::barrier_on_stream(int channel, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
   if (world_ == 1) return SYMMEM_OK;
@@ -718,8 +745,11 @@ symmem_status DeviceBuffer::check() {
     err_host_->bad_splits = 0;
     return report_bad_splits(v);
   }
-  const ErrorRecord e{err_host_->status, err_host_->op,          err_host_->channel,
-                      err_host_->peer,   err_host_->nbarriers, err_host_->timeout_ms};
+  ErrorRecord e{err_host_->status, err_host_->op,          err_host_->channel,
+                err_host_->peer,   err_host_->nbarriers, err_host_->timeout_ms};
+  e.value_wanted = err_host_->value_wanted;
+  e.value_seen = err_host_->value_seen;
+  e.cmp = err_host_->cmp;
   // Clear for the next report: the record, then the device claim word. The in-place two-shot's
   // chunk counter too: a kernel whose blocks gave up part way left it where they stopped, and a
   // counter not at zero would make the next call skip chunks.
@@ -733,7 +763,8 @@ symmem_status DeviceBuffer::check() {
   // and not on its peers: the next collective could pass a barrier on a peer's stale arrival and
   // return a wrong result. So every later collective on this buffer is refused here (and a peer that
   // waits for this rank's next arrival reaches its own deadline and is refused from then on too).
-  if (e.op != kOpBarrier && e.op != kOpPutSignal && e.op != kOpWaitSignal) go_out_of_step(symmem_last_error());
+  if (e.op != kOpBarrier && e.op != kOpPutSignal && e.op != kOpWaitSignal && e.op != kOpWaitSignalValue)
+    go_out_of_step(symmem_last_error());
   return st;
 }
 
@@ -751,6 +782,12 @@ symmem_status DeviceBuffer::report_timeout(const ErrorRecord& e) {
       return fail(SYMMEM_ERR_TIMEOUT,
                   "wait_signal(peer %d, channel %d): no signal from rank %d within %u ms", e.peer,
                   e.channel, e.peer, e.timeout_ms);
+    case kOpWaitSignalValue:
+      return fail(SYMMEM_ERR_TIMEOUT,
+                  "wait_signal_value(peer %d, channel %d, %s %llu): timed out after %u ms; rank %d's value is %llu",
+                  e.peer, e.channel, e.cmp == SYMMEM_CMP_EQ ? "==" : ">=",
+                  static_cast<unsigned long long>(e.value_wanted), e.timeout_ms, e.peer,
+                  static_cast<unsigned long long>(e.value_seen));
     case kOpAllReduceCe: {
       char waiting[96];
       ce_waiting(e, waiting, sizeof waiting);
@@ -819,6 +856,10 @@ symmem_status DeviceBuffer::report_aborted(const ErrorRecord& e) {
       break;
     case kOpWaitSignal:
       std::snprintf(what, sizeof what, "wait_signal(peer %d, channel %d)", e.peer, e.channel);
+      break;
+    case kOpWaitSignalValue:
+      std::snprintf(what, sizeof what, "wait_signal_value(peer %d, channel %d, %s %llu)", e.peer, e.channel,
+                    e.cmp == SYMMEM_CMP_EQ ? "==" : ">=", static_cast<unsigned long long>(e.value_wanted));
       break;
     case kOpAllReduceCe: {
       char waiting[96];

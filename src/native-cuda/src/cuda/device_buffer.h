@@ -59,6 +59,15 @@ class DeviceBuffer : public symmem_buffer {
     return sync_after(barrier_on_stream(channel, stream_, timeout_ms));
   }
 
+  symmem_status signal_value(int peer, int channel, uint64_t value, int op) override {
+    return sync_after(signal_value_on_stream(peer, channel, value, op, stream_));
+  }
+  symmem_status wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms) override {
+    return sync_after(wait_signal_value_on_stream(peer, channel, cmp, value, stream_, timeout_ms));
+  }
+  symmem_status signal_value_on_stream(int peer, int channel, uint64_t value, int op, void* s) override;
+  symmem_status wait_signal_value_on_stream(int peer, int channel, int cmp, uint64_t value, void* s,
+                                            int timeout_ms) override;
   symmem_status put_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status wait_signal_on_stream(int peer, int channel, void* s, int timeout_ms) override;
   symmem_status barrier_on_stream(int channel, void* s, int timeout_ms) override;

@@ -8,6 +8,8 @@ namespace symmem::cuda {
 
 cudaError_t launch_put_signal(const SigArgs& a, cudaStream_t s);
 cudaError_t launch_wait_signal(const SigArgs& a, cudaStream_t s);
+cudaError_t launch_signal_value(const SigArgs& a, cudaStream_t s);
+cudaError_t launch_wait_signal_value(const SigArgs& a, cudaStream_t s);
 cudaError_t launch_barrier(const SigArgs& a, cudaStream_t s);
 cudaError_t launch_memset32(uint32_t* p, uint32_t value, uint64_t count, cudaStream_t s);
 

@@ -31,7 +31,7 @@ constexpr uint32_t kMagic = 0x4d4d5953u;  // "SYMM"
 //    header carries the one-shot's path settings.
 // 6: the 128-byte-line one-shot's area before the copy-engine scratch; the header carries its size
 //    and SYMMEM_CUDA_LL128_MAX_BYTES.
-constexpr uint32_t kLayoutVersion = 6;
+constexpr uint32_t kLayoutVersion = 7;
 struct Header {
   uint32_t magic;
   uint32_t layout_version;
@@ -103,6 +103,8 @@ struct PadRegion {
   // blocks that have finished claiming (the last one zeroes both for the next call).
   uint32_t two_shot_next;
   uint32_t two_shot_done;
+  // The value signals (symmem_signal_value): [channel][sending rank], written by the sender.
+  uint64_t values[SYMMEM_VALUE_CHANNELS][SYMMEM_MAX_WORLD];
 };
 
 constexpr uint64_t kFlagsOff = offsetof(PadRegion, coll_flags);
@@ -186,6 +188,8 @@ static_assert(kFlagsOff == 8192 && kClaimOff == 26624 && kBarFlagsOff == 26880 &
 static_assert(kEpochsOff > kHeaderOff && kBarEpochsOff == kEpochsOff + kMaxBlocks * 4,
               "the device-kept epochs follow the header (local only: zeroed at alloc)");
 static_assert(kPadTableOff % 8 == 0, "the pad table holds device pointers");
+static_assert(offsetof(PadRegion, values) % 8 == 0, "the values are 8-byte words");
+static_assert(sizeof(PadRegion) <= kLlOff, "the pad region's head ends before the low-latency lines");
 static_assert(kHeaderOff % alignof(Header) == 0, "the header is naturally aligned");
 static_assert(kHeaderOff + sizeof(Header) <= kEpochsOff, "the header ends before the epochs");
 static_assert(kCeFlagsOff % 128 == 0 && kCeFlagsOff + sizeof(PadRegion::ce_flags) <= kClaimOff,
@@ -207,6 +211,7 @@ enum ErrOp : uint32_t {
   kOpBroadcast = 9,
   kOpAllToAll = 10,
   kOpAllToAllV = 11,
+  kOpWaitSignalValue = 12,  // value_wanted, value_seen, cmp
 };
 // An all-to-all-v whose splits do not fit (ErrorRecord::bad_splits): every rank reaches the same
 // verdict from the same rows, writes nothing and stays in step, so it is reported apart from the
@@ -231,6 +236,9 @@ struct ErrorRecord {
   volatile int32_t split_from, split_to;
   volatile int64_t split_n;
   volatile uint64_t split_at, split_limit, split_total;
+  // A value wait that gave up: what it waited for and what it saw last.
+  volatile uint64_t value_wanted, value_seen;
+  volatile int32_t cmp;
 };
 
 // Signals and the public barrier (one block, one thread per peer).
@@ -243,6 +251,8 @@ struct SigArgs {
   int rank, world, peer, channel;
   uint32_t timeout_ms;
   uint64_t timeout_ns;
+  uint64_t value;  // value signals: the value set, added or waited for
+  int op;          // value signals: symmem_signal_op, or symmem_signal_cmp for a wait
 };
 
 // Collectives (world <= kMaxCollWorld): everything by value.

@@ -11,9 +11,6 @@
 namespace symmem::host {
 namespace {
 
-// The public channels, the collectives' internal channel, the out-of-step marks and their reasons.
-constexpr size_t kSignalPadBytes = HostBuffer::kReasonOffset + size_t{HostBuffer::kReasonBytes} * SYMMEM_MAX_WORLD;
-
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -30,7 +27,7 @@ symmem_status HostBuffer::create(uint64_t size_bytes, std::shared_ptr<PoolHolder
   b->requested_ = size_bytes;
   b->pool_ = std::move(pool);
   b->data_bytes_ = round_up(size_bytes, page);
-  b->pad_bytes_ = round_up(kSignalPadBytes, page);
+  b->pad_bytes_ = round_up(kSignalPadBytes, page);  // channels, marks, reasons, values
   // memfd: anonymous, shareable by fd, zero-filled (so signal pads start cleared), and it vanishes
   // with its last fd/mapping. CLOEXEC so a child we spawn never inherits it.
   b->fd_ = memfd_create("symmem", MFD_CLOEXEC);

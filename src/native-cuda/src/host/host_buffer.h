@@ -36,6 +36,8 @@ class HostBuffer final : public symmem_buffer {
   symmem_status put_signal(int peer, int channel, int timeout_ms) override;
   symmem_status wait_signal(int peer, int channel, int timeout_ms) override;
   symmem_status barrier(int channel, int timeout_ms) override;
+  symmem_status signal_value(int peer, int channel, uint64_t value, int op) override;
+  symmem_status wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms) override;
 
   // Streams and collectives, on the CPU (docs/host-backend.md): every dtype and op of the cuda backend,
   // float32 accumulation; `stream` is ignored; every call is synchronous. The element work runs on
@@ -49,6 +51,11 @@ class HostBuffer final : public symmem_buffer {
   // so that a peer it wakes can say why: "aborted: rank 1 is gone ..." names the dead rank there too.
   static constexpr size_t kReasonOffset = size_t{kOutOfStepChannel + 1} * SYMMEM_MAX_WORLD * sizeof(uint32_t);
   static constexpr int kReasonBytes = 192;
+  // After the reasons, the value signals: uint64 [channel][sending rank], written by the sender.
+  static constexpr size_t kValueOffset =
+      (kReasonOffset + size_t{kReasonBytes} * SYMMEM_MAX_WORLD + 63) / 64 * 64;
+  static constexpr size_t kSignalPadBytes =
+      kValueOffset + size_t{SYMMEM_VALUE_CHANNELS} * SYMMEM_MAX_WORLD * sizeof(uint64_t);
   symmem_status memset32(int r, uint64_t offset, uint32_t value, uint64_t count,
                          void* stream) override;
   symmem_status write_value32(int r, uint64_t offset, uint32_t value, void* stream) override;
@@ -79,6 +86,11 @@ class HostBuffer final : public symmem_buffer {
   symmem_status sync(int channel, int timeout_ms, const char* what, const char* step);
   // The barrier of the internal channel (signal.h: arrive / wait_epochs).
   symmem_status collective_barrier(int timeout_ms);
+  // Value [channel][sender] on rank r's pad.
+  uint64_t* value_slot(int r, int channel, int sender) const {
+    return reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(pad(r)) + kValueOffset) +
+           channel * SYMMEM_MAX_WORLD + sender;
+  }
   uint32_t* epoch_slot(int r) const { return slot(pad(r), kCollectiveChannel, r); }
   uint32_t* out_of_step_slot(int r) const { return slot(pad(r), kOutOfStepChannel, r); }
   char* reason_slot(int r) const {

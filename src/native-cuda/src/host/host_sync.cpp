@@ -1,6 +1,7 @@
 // HostBuffer's signals and barriers, on top of the protocols in signal.h. Nothing here allocates
 // unless a wait fails (the message).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -62,6 +63,30 @@ symmem_status HostBuffer::barrier(int channel, int timeout_ms) {
     msg += (takes.empty() ? "; " : "; also ") + std::string("rank(s) ") + rank_list(puts) +
            " did not consume this rank's previous signal";
   return fail(SYMMEM_ERR_TIMEOUT, "%s", msg.c_str());
+}
+
+symmem_status HostBuffer::signal_value(int peer, int channel, uint64_t value, int op) {
+  uint64_t* s = value_slot(peer, channel, rank_);
+  if (op == SYMMEM_SIGNAL_SET)
+    __atomic_store_n(s, value, __ATOMIC_RELEASE);
+  else
+    __atomic_fetch_add(s, value, __ATOMIC_RELEASE);
+  return SYMMEM_OK;
+}
+
+symmem_status HostBuffer::wait_signal_value(int peer, int channel, int cmp, uint64_t value, int timeout_ms) {
+  Deadline dl(timeout_ms);
+  const uint64_t* s = value_slot(rank_, channel, peer);
+  uint64_t seen = __atomic_load_n(s, __ATOMIC_RELAXED);
+  const Driven d = wait_value(s, cmp, value, &seen, dl);
+  if (d == Driven::done) return SYMMEM_OK;
+  const char* want = cmp == SYMMEM_CMP_EQ ? "==" : ">=";
+  char what[160];
+  std::snprintf(what, sizeof what, "wait_signal_value(peer %d, channel %d, %s %llu)", peer, channel, want,
+                static_cast<unsigned long long>(value));
+  if (d == Driven::aborted) return fail_aborted(what);
+  return fail(SYMMEM_ERR_TIMEOUT, "%s: timed out after %d ms; rank %d's value is %llu", what, timeout_ms, peer,
+              static_cast<unsigned long long>(seen));
 }
 
 symmem_status HostBuffer::collective_barrier(int timeout_ms) {

@@ -115,4 +115,14 @@ Driven wait_epochs_or_mark(PendingSet& waiting, uint32_t epoch, const PendingSet
   return marked ? Driven::marked : d;
 }
 
+Driven wait_value(const uint64_t* value_slot, int cmp, uint64_t value, uint64_t* seen, const Deadline& dl) {
+  return poll(dl, [&] {
+    const uint64_t now = __atomic_load_n(value_slot, __ATOMIC_ACQUIRE);
+    const bool moved = now != *seen;
+    *seen = now;
+    const bool met = cmp == SYMMEM_CMP_EQ ? now == value : now >= value;
+    return met ? Step::done : moved ? Step::moved : Step::idle;
+  });
+}
+
 }  // namespace symmem::host

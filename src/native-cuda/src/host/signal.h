@@ -55,6 +55,10 @@ Driven wait_epochs(PendingSet& waiting, uint32_t epoch, const Deadline& dl);
 Driven wait_epochs_or_mark(PendingSet& waiting, uint32_t epoch, const PendingSet& marks,
                            int* marked_rank, const Deadline& dl);
 
+// Value signals: waits, until the deadline or symmem_abort, for *value_slot to equal `value`
+// (SYMMEM_CMP_EQ) or reach it (SYMMEM_CMP_GE), with acquire; *seen is the value last read.
+Driven wait_value(const uint64_t* value_slot, int cmp, uint64_t value, uint64_t* seen, const Deadline& dl);
+
 // The ranks of `set`, ascending, as "1, 2" (for messages).
 std::string rank_list(const PendingSet& set);
 

@@ -1,6 +1,8 @@
 package io.symmem;
 
 import io.symmem.collective.DType;
+import io.symmem.memory.SignalCompare;
+import io.symmem.memory.SignalOp;
 import io.symmem.memory.SymmetricMemory;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -235,6 +237,37 @@ public final class SymmetricBuffer implements AutoCloseable {
         checkOpen();
         checkNotInGraph();
         use.run("waitSignal", () -> memory.waitSignal(peer, channel, group.collectiveTimeout()));
+    }
+
+    // ---- value signals: counters a peer adds to, waited for by value -----------------------------
+    // Each rank has a 64-bit value per channel (0 to 15) on every peer's pad, 0 at first; only it
+    // writes it, and a wait does not consume it. A producer that puts chunk after chunk adds 1 after
+    // each; its consumer waits for "at least k" before reading chunk k, with no reply to send back.
+
+    /** Adds {@code delta} to this rank's value on {@code peer} for {@code channel}, after everything this rank wrote before (a put). */
+    public void signalAdd(int peer, int channel, long delta) {
+        checkOpen();
+        checkNotInGraph();
+        use.run("signalAdd", () -> memory.signalValue(peer, channel, SignalOp.ADD, delta));
+    }
+
+    /** Sets this rank's value on {@code peer} for {@code channel} to {@code value}, after everything this rank wrote before. */
+    public void signalSet(int peer, int channel, long value) {
+        checkOpen();
+        checkNotInGraph();
+        use.run("signalSet", () -> memory.signalValue(peer, channel, SignalOp.SET, value));
+    }
+
+    /**
+     * Waits until {@code peer}'s value for {@code channel} on this rank is {@code value} or more (unsigned; up
+     * to SYMMEM_TIMEOUT_COLLECTIVE, naming the peer and the value it saw when it passes): what the peer wrote
+     * before it added or set that value is then in this rank's buffer. The value stays as it is.
+     */
+    public void waitSignalAtLeast(int peer, int channel, long value) {
+        checkOpen();
+        checkNotInGraph();
+        use.run("waitSignalAtLeast", () -> memory.waitSignalValue(peer, channel, SignalCompare.AT_LEAST, value,
+                group.collectiveTimeout()));
     }
 
     /**

@@ -295,4 +295,52 @@ class ShuffleAndOneSidedTest {
         assertThat(results.get(0)).isEqualTo("peer's first 101.0 last handed -19.0");
         assertThat(results.get(1)).isEqualTo("peer's first 100.0 last handed 19.0");
     }
+
+    @Test
+    void countedPutsRunAheadOfTheConsumerThroughARingOfSlots() throws Exception {
+        // Rank 0 produces 60 chunks of 4 into rank 1's 3 slots, adding 1 to its count after each; rank 1 reads
+        // each chunk once the count reaches it and gives the slot back by setting its credit on rank 0. No
+        // reply per chunk: the producer waits only when all 3 slots are full.
+        List<String> results = twoRanks(builder -> builder.collectiveTimeout(java.time.Duration.ofSeconds(10)), world -> {
+            SymmemGroup group = world.group();
+            try (SymmetricBuffer b = group.allocate(DType.FLOAT32, 12)) {
+                int peer = 1 - world.rank();
+                group.barrier(java.time.Duration.ofSeconds(20));
+                long sum = 0;
+                for (int chunk = 0; chunk < 60; chunk++) {
+                    int slot = chunk % 3;
+                    if (world.rank() == 0) {
+                        if (chunk >= 3) {
+                            b.waitSignalAtLeast(peer, 1, chunk - 2);
+                        }
+                        b.put(peer, slot * 4L, new float[] {chunk, chunk * 2, chunk * 3, chunk * 4});
+                        b.signalAdd(peer, 0, 1);
+                    } else {
+                        b.waitSignalAtLeast(peer, 0, chunk + 1);
+                        float[] got = new float[4];
+                        b.read(slot * 4L, got);
+                        assertThat(got).as("chunk %d", chunk).containsExactly(chunk, chunk * 2, chunk * 3, chunk * 4);
+                        sum += (long) got[3];
+                        b.signalSet(peer, 1, chunk + 1);
+                    }
+                }
+                group.barrier(java.time.Duration.ofSeconds(20));
+                SymmetricMemory memory = b.memory();
+                if (world.rank() == 1) {
+                    memory.waitSignalValue(peer, 0, io.symmem.memory.SignalCompare.EQUAL, 60, java.time.Duration.ofSeconds(5));
+                    assertThatThrownBy(() -> memory.waitSignalValue(peer, 0, io.symmem.memory.SignalCompare.AT_LEAST, 61,
+                            java.time.Duration.ofMillis(200)))
+                            .isInstanceOf(NativeException.class)
+                            .hasMessageContaining("wait_signal_value(peer 0, channel 0, >= 61): timed out after 200 ms; "
+                                    + "rank 0's value is 60");
+                }
+                assertThatThrownBy(() -> b.signalAdd(peer, 16, 1)).hasMessageContaining("channel 16 is out of range 0..15");
+                assertThatThrownBy(() -> b.signalAdd(world.rank(), 0, 1)).hasMessageContaining("is this rank");
+                group.barrier(java.time.Duration.ofSeconds(20));
+                return "sum " + sum;
+            }
+        });
+        assertThat(results.get(0)).isEqualTo("sum 0");
+        assertThat(results.get(1)).isEqualTo("sum " + 4 * (59 * 60 / 2));
+    }
 }

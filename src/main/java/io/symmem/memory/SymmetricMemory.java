@@ -211,6 +211,41 @@ public final class SymmetricMemory implements AutoCloseable {
     }
 
     /**
+     * Value signal: sets or adds {@code value} to this rank's value on {@code peer}'s pad for
+     * {@code channel} (0 to 15), with release: what this rank wrote before is visible to the peer once its
+     * {@link #waitSignalValue} has seen the value. Never waits. Values start at 0; only this rank writes its
+     * value on a peer, and waits leave it as it is.
+     */
+    public void signalValue(int peer, int channel, SignalOp op, long value) {
+        checkRank("peer", peer);
+        buffer.signalValue(peer, channel, value, op.code(), null);
+    }
+
+    /** {@link #signalValue(int, int, SignalOp, long)} on {@code stream}, after the stream's earlier work (a put). */
+    public void signalValue(int peer, int channel, SignalOp op, long value, NativeStream stream) {
+        checkRank("peer", peer);
+        buffer.signalValue(peer, channel, value, op.code(), java.util.Objects.requireNonNull(stream, "stream"));
+    }
+
+    /**
+     * Waits until {@code peer}'s value for {@code channel} on this rank's pad compares to {@code value}
+     * (unsigned), with acquire: what the peer wrote before setting it is visible. Past the timeout it
+     * fails naming the peer, the value waited for and the value seen.
+     */
+    public void waitSignalValue(int peer, int channel, SignalCompare cmp, long value, Duration timeout) {
+        checkRank("peer", peer);
+        buffer.waitSignalValue(peer, channel, cmp.code(), value, null, timeout);
+    }
+
+    /** {@link #waitSignalValue(int, int, SignalCompare, long, Duration)} on {@code stream}. */
+    public void waitSignalValue(int peer, int channel, SignalCompare cmp, long value, NativeStream stream,
+            Duration timeout) {
+        checkRank("peer", peer);
+        buffer.waitSignalValue(peer, channel, cmp.code(), value, java.util.Objects.requireNonNull(stream, "stream"),
+                timeout);
+    }
+
+    /**
      * Captures what {@code body} issues on {@code stream} into a CUDA graph to replay (cuda, nvshmem and
      * nccl backends; the host backend has none: {@code NativeException.Unsupported}). See {@link NativeGraph}.
      */

@@ -207,6 +207,27 @@ public final class NativeBuffer implements DeviceMemory, AutoCloseable {
                 Status.millis(timeout)), "symmem_barrier_on_stream");
     }
 
+    /** Value signal (symmem.h): op on {@code peer}'s value [channel][own rank]; stream null: synchronous. */
+    public void signalValue(int peer, int channel, long value, int op, NativeStream stream) {
+        if (stream == null) {
+            Status.check(SymmemLibrary.symmem_signal_value(open(), peer, channel, value, op), "symmem_signal_value");
+        } else {
+            Status.check(SymmemLibrary.symmem_signal_value_on_stream(open(), peer, channel, value, op,
+                    NativeStream.pointer(stream)), "symmem_signal_value_on_stream");
+        }
+    }
+
+    /** Waits until the own value [channel][peer] compares to {@code value}; stream null: synchronous. */
+    public void waitSignalValue(int peer, int channel, int cmp, long value, NativeStream stream, Duration timeout) {
+        if (stream == null) {
+            Status.check(SymmemLibrary.symmem_wait_signal_value(open(), peer, channel, cmp, value,
+                    Status.millis(timeout)), "symmem_wait_signal_value");
+        } else {
+            Status.check(SymmemLibrary.symmem_wait_signal_value_on_stream(open(), peer, channel, cmp, value,
+                    NativeStream.pointer(stream), Status.millis(timeout)), "symmem_wait_signal_value_on_stream");
+        }
+    }
+
     /** Fills {@code count} uint32 words at {@code offsetBytes} of rank r's data with {@code value}. */
     public void memset32(int r, long offsetBytes, int value, long count, NativeStream stream) {
         Status.check(SymmemLibrary.symmem_memset32(open(), r, offsetBytes, value, count, NativeStream.pointer(stream)),

@@ -272,6 +272,19 @@ final class SymmemLibrary {
 
     static native int symmem_barrier_on_stream(BufferHandle buffer, int channel, Pointer stream, int timeoutMs);
 
+    // value signals
+    static native int symmem_signal_value(BufferHandle buffer, int peer, int channel, @Cast("uint64_t") long value,
+            @Cast("symmem_signal_op") int op);
+
+    static native int symmem_wait_signal_value(BufferHandle buffer, int peer, int channel,
+            @Cast("symmem_signal_cmp") int cmp, @Cast("uint64_t") long value, int timeoutMs);
+
+    static native int symmem_signal_value_on_stream(BufferHandle buffer, int peer, int channel,
+            @Cast("uint64_t") long value, @Cast("symmem_signal_op") int op, Pointer stream);
+
+    static native int symmem_wait_signal_value_on_stream(BufferHandle buffer, int peer, int channel,
+            @Cast("symmem_signal_cmp") int cmp, @Cast("uint64_t") long value, Pointer stream, int timeoutMs);
+
     static native int symmem_memset32(BufferHandle buffer, int r, @Cast("uint64_t") long offsetBytes,
             @Cast("uint32_t") int value, @Cast("uint64_t") long count, Pointer stream);
 
