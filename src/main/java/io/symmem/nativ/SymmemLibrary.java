@@ -272,16 +272,13 @@ final class SymmemLibrary {
 
     static native int symmem_barrier_on_stream(BufferHandle buffer, int channel, Pointer stream, int timeoutMs);
 
-    // value signals
+    // value signals (op: symmem_signal_op, cmp: symmem_signal_cmp)
     static native int symmem_signal_value(BufferHandle buffer, int peer, int channel, @Cast("uint64_t") long value,
             @Cast("symmem_signal_op") int op);
-
     static native int symmem_wait_signal_value(BufferHandle buffer, int peer, int channel,
             @Cast("symmem_signal_cmp") int cmp, @Cast("uint64_t") long value, int timeoutMs);
-
     static native int symmem_signal_value_on_stream(BufferHandle buffer, int peer, int channel,
             @Cast("uint64_t") long value, @Cast("symmem_signal_op") int op, Pointer stream);
-
     static native int symmem_wait_signal_value_on_stream(BufferHandle buffer, int peer, int channel,
             @Cast("symmem_signal_cmp") int cmp, @Cast("uint64_t") long value, Pointer stream, int timeoutMs);
 
