@@ -929,9 +929,29 @@ symmem_status DeviceBuffer::broadcast(uint64_t at, int dtype, uint64_t count, in
   });
 }
 
-// In place, the peers read this rank's blocks until the kernel is done: the blocks for this rank
-// land in scratch from the stream-ordered pool (no device-wide synchronisation, capturable in a
-// graph) and are copied over the data after the kernel.
+namespace {
+
+// In place, the peers read this rank's data until the kernel is done: the kernel writes the result
+// into scratch from the stream-ordered pool (no device-wide synchronisation, capturable in a graph),
+// `finish` moves it over the data once the kernel is done, and the scratch is freed, all in stream
+// order. A failed launch still frees the scratch.
+template <class Kernel, class Finish>
+symmem_status through_scratch(const char* what, uint64_t bytes, cudaStream_t st, Kernel&& kernel,
+                              Finish&& finish) {
+  void* scratch = nullptr;
+  SYMMEM_RT(cudaMallocAsync(&scratch, bytes, st), "%s: cudaMallocAsync of %llu bytes of scratch", what,
+            static_cast<unsigned long long>(bytes));
+  const cudaError_t launched = kernel(static_cast<char*>(scratch));
+  const cudaError_t finished = launched == cudaSuccess ? finish(static_cast<char*>(scratch)) : cudaSuccess;
+  const cudaError_t freed = cudaFreeAsync(scratch, st);
+  SYMMEM_RT(launched, "%s: kernel launch", what);
+  SYMMEM_RT(finished, "%s: the copy of the result over the data", what);
+  SYMMEM_RT(freed, "%s: cudaFreeAsync of the scratch", what);
+  return SYMMEM_OK;
+}
+
+}  // namespace
+
 symmem_status DeviceBuffer::all_to_all(uint64_t at, int dtype, uint64_t count, void* out, void* s,
                                        int timeout_ms) {
   SYMMEM_TRY(set_device());
@@ -944,21 +964,15 @@ symmem_status DeviceBuffer::all_to_all(uint64_t at, int dtype, uint64_t count, v
       SYMMEM_RT(launch_all_to_all(a, dtype, count, out, st), "all_to_all: kernel launch");
       return SYMMEM_OK;
     }
-    void* scratch = nullptr;
-    SYMMEM_RT(cudaMallocAsync(&scratch, bytes, st), "all_to_all: cudaMallocAsync of %llu bytes of scratch",
-              static_cast<unsigned long long>(bytes));
-    const cudaError_t launched = launch_all_to_all(a, dtype, count, scratch, st);
-    const cudaError_t copied = launched == cudaSuccess
-                                   ? cudaMemcpyAsync(a.data[rank_], scratch, bytes, cudaMemcpyDeviceToDevice, st)
-                                   : cudaSuccess;
-    const cudaError_t freed = cudaFreeAsync(scratch, st);
-    SYMMEM_RT(launched, "all_to_all: kernel launch");
-    SYMMEM_RT(copied, "all_to_all: cudaMemcpyAsync of the result over the data");
-    SYMMEM_RT(freed, "all_to_all: cudaFreeAsync of the scratch");
-    return SYMMEM_OK;
+    return through_scratch(
+        "all_to_all", bytes, st, [&](char* scratch) { return launch_all_to_all(a, dtype, count, scratch, st); },
+        [&](char* scratch) {
+          return cudaMemcpyAsync(a.data[rank_], scratch, bytes, cudaMemcpyDeviceToDevice, st);
+        });
   });
 }
 
+// In place, the scratch starts with the header the copy back reads (a2av_scratch_header).
 symmem_status DeviceBuffer::all_to_all_v(uint64_t at, int dtype, uint64_t splits_at, void* out,
                                          uint64_t out_capacity, int64_t* out_splits, void* s, int timeout_ms) {
   SYMMEM_TRY(set_device());
@@ -973,19 +987,12 @@ symmem_status DeviceBuffer::all_to_all_v(uint64_t at, int dtype, uint64_t splits
       return SYMMEM_OK;
     }
     const uint64_t header = a2av_scratch_header();
-    void* scratch = nullptr;
-    SYMMEM_RT(cudaMallocAsync(&scratch, header + splits_at, st),
-              "all_to_all_v: cudaMallocAsync of %llu bytes of scratch", static_cast<unsigned long long>(header + splits_at));
-    char* data = static_cast<char*>(scratch) + header;
-    const cudaError_t launched =
-        launch_all_to_all_v(a, dtype, splits_at, data, splits_at / es, out_splits, true, st);
-    const cudaError_t copied =
-        launched == cudaSuccess ? launch_a2av_copy_back(dtype, a.data[rank_], data, splits_at, st) : cudaSuccess;
-    const cudaError_t freed = cudaFreeAsync(scratch, st);
-    SYMMEM_RT(launched, "all_to_all_v: kernel launch");
-    SYMMEM_RT(copied, "all_to_all_v: the copy back's kernel launch");
-    SYMMEM_RT(freed, "all_to_all_v: cudaFreeAsync of the scratch");
-    return SYMMEM_OK;
+    return through_scratch(
+        "all_to_all_v", header + splits_at, st,
+        [&](char* scratch) {
+          return launch_all_to_all_v(a, dtype, splits_at, scratch + header, splits_at / es, out_splits, true, st);
+        },
+        [&](char* scratch) { return launch_a2av_copy_back(dtype, a.data[rank_], scratch + header, splits_at, st); });
   });
 }
 
