@@ -2,7 +2,7 @@
 # Every all-reduce anchor in one device run (issue 31, item 5), bf16 sum, world 2 (WORLD=N for more),
 # one table of ratios printed last. At most BUDGET_S (default 530) seconds: every step's deadline is cut
 # to what is left, a step that fails or runs out is recorded and the run goes on.
-#   1. native build in the background (nice, -j16, only symmem_bench and symmem_nccl_bench + libsymmem)
+#   1. native build in the background (nice, -j16, only the three benches + libsymmem)
 #      while ours from Java runs: `symmem launch -n W bench allreduce` (one-shot, two-shot, auto, out of
 #      place, System.nanoTime) with SYMMEM_BACKEND=cuda, nvshmem and nccl (our kernels on cudaMalloc'ed
 #      IPC memory, on NVSHMEM's heap, on ncclMemAlloc memory)
@@ -10,7 +10,8 @@
 #      in place and out of place, auto, and what AUTO picks: the crossover columns; CUDA events)
 #   3. NCCL's own C loop: symmem_nccl_bench (ncclAllReduce on plain cudaMalloc memory and on
 #      NCCL_WIN_COLL_SYMMETRIC windows, in place and out of place; its "abi" lines are symmem's C ABI
-#      call of NCCL, not an anchor)
+#      call of NCCL, not an anchor); then symmem_movers_bench (broadcast, all-to-all, MoE all-to-all-v,
+#      put and a signalled round trip beside NCCL's own; run-movers.sh adds PyTorch's all_to_all_vdev)
 #   4. PyTorch symm_mem, CUDA then NVSHMEM (TORCH_SYMMMEM=NVSHMEM): torchrun torch_anchor.py
 #      (one_shot_all_reduce, two_shot_all_reduce_, and NCCL through torch, shown as information only)
 #   5. ours native on NVSHMEM's heap: symmem_bench --backend nvshmem (the pip wheel's library)
@@ -20,8 +21,8 @@
 # AUTO runs as shipped: the SYMMEM_CUDA_TWO_SHOT_* overrides are unset.
 # The machine has no Java: carry .gpu/symmem-gpu.tar.xz (scripts/gpu/pack.sh; it holds the app and
 # torch_anchor.py). Without it the Java and PyTorch steps are skipped, the rest runs.
-# Files in $OUT (7): machine.txt, native.log (build), java.log, bench-native.txt (symmem_bench and
-# nccl_bench), torch.log, results.json (the JSON of the Java and PyTorch runs), summary.txt.
+# Files in $OUT (8): machine.txt, native.log (build), java.log, bench-native.txt (symmem_bench and
+# nccl_bench), movers.txt, torch.log, results.json (the JSON of the Java and PyTorch runs), summary.txt.
 #   bash scripts/gpu/run-anchors.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -61,7 +62,7 @@ if [[ -n ${PREBUILT:-} ]]; then
   use_prebuilt "$PREBUILT" libsymmem.so symmem_bench symmem_nccl_bench > "$OUT/native.log" 2>&1
   ( exit $? ) &  # its status stands in for the build's, waited for below
 else
-  ( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench)" ) > "$OUT/native.log" 2>&1 &
+  ( timeout -k 5 240 nice -n 10 bash -c "$(native_build_cmd "$B" symmem_bench symmem_nccl_bench symmem_movers_bench)" ) > "$OUT/native.log" 2>&1 &
 fi
 BUILD_PID=$!
 
@@ -120,6 +121,11 @@ HAVE_TORCH=$([[ -f $ANCHOR ]] && python3 -c 'import torch' 2>/dev/null && echo 1
 (( BUILT )) && native_cuda ""
 (( BUILT )) && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL qstep "NCCL's own C loop: symmem_nccl_bench, plain + window (world $WORLD)" 150 \
   bench-native.txt "${BENCH_ENV[@]}" "$B/symmem_nccl_bench" --world "$WORLD" --sizes "$KSIZES"
+# The data movers beside NCCL's (broadcast, all-to-all, MoE all-to-all-v, put, round trip; run-movers.sh
+# prints their table): when the build has the bench.
+(( BUILT )) && [[ -x $B/symmem_movers_bench ]] && SYMMEM_TEST_NCCL_LIB=$PIP_NCCL qstep \
+  "movers beside NCCL's: symmem_movers_bench (world $WORLD)" 150 movers.txt "${BENCH_ENV[@]}" "$B/symmem_movers_bench" \
+  --world "$WORLD" --sizes "$KSIZES"
 if (( HAVE_TORCH )); then
   torch_run cuda 29711
   torch_run nvshmem 29712

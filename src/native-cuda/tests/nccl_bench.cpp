@@ -38,12 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "cuda_test_util.h"
+#include "bench_timing.h"
 
 namespace {
 
 constexpr int kBf16 = 9, kSum = 0, kWinCollSymmetric = 1;
-constexpr int kMaxWorld = 8;
+using bench::kMaxWorld;
 constexpr uint64_t kMaxBytes = uint64_t{256} << 20;
 constexpr int kTimeoutMs = 120000;
 
@@ -59,18 +59,13 @@ struct RawNccl {  // the few NCCL entry points the C loop calls, straight from t
 };
 
 // Shared by the forked ranks (an anonymous MAP_SHARED mapping made before the fork).
-struct Shared {
-  std::atomic<int> arrived;
-  std::atomic<int> generation;
+struct Shared : bench::Shared {
   std::array<char, 128> raw_uid;
   uint8_t abi_uid[SYMMEM_NCCL_UNIQUE_ID_BYTES];
-  std::atomic<long> iters;
-  double us[kMaxWorld], host_us[kMaxWorld];
 };
 Shared* g_shared = nullptr;
 
 void barrier(int world) { shm_barrier(g_shared, world); }
-
 
 template <class T>
 void resolve(void* h, const char* name, T* out) {
@@ -93,47 +88,11 @@ RawNccl load_raw() {
   return n;
 }
 
-double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using bench::Result;
 
-struct Result {
-  double us, host_us;
-  long iters;
-  int slowest;  // the rank whose us is reported
-};
-
-// Times `call` as described at the top; every rank calls it with the same iteration count.
 template <class F>
 Result measure(int rank, int world, cudaStream_t stream, F call) {
-  for (int i = 0; i < 5; ++i) call();
-  CUDA_OK(cudaStreamSynchronize(stream));
-  barrier(world);
-  double t0 = now_us();  // calibration: 10 calls
-  for (int i = 0; i < 10; ++i) call();
-  CUDA_OK(cudaStreamSynchronize(stream));
-  double per = (now_us() - t0) / 10;
-  if (rank == 0) g_shared->iters.store(std::clamp(static_cast<long>(100000.0 / std::max(per, 1.0)), 10L, 20000L));
-  barrier(world);
-  long iters = g_shared->iters.load();
-  barrier(world);
-  t0 = now_us();
-  for (long i = 0; i < iters; ++i) call();
-  double t1 = now_us();
-  CUDA_OK(cudaStreamSynchronize(stream));
-  double t2 = now_us();
-  g_shared->us[rank] = (t2 - t0) / iters;
-  g_shared->host_us[rank] = (t1 - t0) / iters;
-  barrier(world);
-  Result r{0, 0, iters, 0};
-  for (int i = 0; i < world; ++i) {
-    if (g_shared->us[i] > r.us) r.slowest = i;
-    r.us = std::max(r.us, g_shared->us[i]);
-    r.host_us = std::max(r.host_us, g_shared->host_us[i]);
-  }
-  barrier(world);  // nobody overwrites us[] before everyone has read it
-  return r;
+  return bench::measure(g_shared, rank, world, stream, call);
 }
 
 int rank_main(int rank, int world, const std::vector<uint64_t>& sizes, int rounds) {
@@ -262,26 +221,6 @@ int rank_main(int rank, int world, const std::vector<uint64_t>& sizes, int round
   return 0;
 }
 
-// --sizes' list: each a positive even byte count (bf16 elements) of at most kMaxBytes.
-std::vector<uint64_t> parse_sizes(const char* list) {
-  std::vector<uint64_t> sizes;
-  for (const char* p = list; *p != '\0';) {
-    char* end = nullptr;
-    uint64_t v = std::strtoull(p, &end, 10);
-    if (end == p) TEST_FAIL("--sizes %s: expected a number at \"%s\" (bytes, K or M suffix: 4K,512K,8M)", list, p);
-    if (*end == 'K') v <<= 10, ++end;
-    else if (*end == 'M') v <<= 20, ++end;
-    if (v == 0 || v % 2 != 0 || v > kMaxBytes)
-      TEST_FAIL("--sizes %s: %llu bytes must be even (bf16) and within 2..%llu", list, static_cast<unsigned long long>(v),
-                static_cast<unsigned long long>(kMaxBytes));
-    sizes.push_back(v);
-    if (*end == ',') ++end;
-    else if (*end != '\0') TEST_FAIL("--sizes %s: unexpected \"%s\"", list, end);
-    p = end;
-  }
-  return sizes;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -293,7 +232,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
       max_world = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-      sizes = parse_sizes(argv[++i]);
+      sizes = bench::parse_sizes(argv[++i], 2, kMaxBytes);  // bf16 elements
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
       if (rounds < 1 || rounds > 100) TEST_FAIL("--rounds %s: expected 1..100", argv[i]);
