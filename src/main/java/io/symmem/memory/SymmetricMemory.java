@@ -6,6 +6,7 @@ import io.symmem.nativ.NativeGraph;
 import io.symmem.nativ.NativeStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * A symmetric buffer after rendezvous: this rank's memory, every peer's memory mapped into this
@@ -224,7 +225,7 @@ public final class SymmetricMemory implements AutoCloseable {
     /** {@link #signalValue(int, int, SignalOp, long)} on {@code stream}, after the stream's earlier work (a put). */
     public void signalValue(int peer, int channel, SignalOp op, long value, NativeStream stream) {
         checkRank("peer", peer);
-        buffer.signalValue(peer, channel, value, op.code(), java.util.Objects.requireNonNull(stream, "stream"));
+        buffer.signalValue(peer, channel, value, op.code(), Objects.requireNonNull(stream, "stream"));
     }
 
     /**
@@ -241,7 +242,7 @@ public final class SymmetricMemory implements AutoCloseable {
     public void waitSignalValue(int peer, int channel, SignalCompare cmp, long value, NativeStream stream,
             Duration timeout) {
         checkRank("peer", peer);
-        buffer.waitSignalValue(peer, channel, cmp.code(), value, java.util.Objects.requireNonNull(stream, "stream"),
+        buffer.waitSignalValue(peer, channel, cmp.code(), value, Objects.requireNonNull(stream, "stream"),
                 timeout);
     }
 
