@@ -2,8 +2,8 @@
 // the next rank's buffer and adding 1 to its count there after each, with a ring of 4 slots whose
 // credits come back as values set by the consumer; every element checked. Two threads at once, each on
 // a buffer of its own. A wait for a value that equals one set; a wait that passes its deadline names the
-// peer, the value waited for and the value seen; an abort ends a wait at once; bad arguments are refused
-// naming the argument.
+// peer, the value waited for and the value seen, also while the value keeps moving; an abort ends a
+// wait at once; bad arguments are refused naming the argument.
 #include <unistd.h>
 
 #include <cstring>
@@ -68,6 +68,22 @@ void equal_and_timeout(symmem_buffer* b, int rank) {
   CHECK_OK(symmem_barrier(b, 0, 10000));
 }
 
+// A value that keeps changing without meeting the wait (rank 0 adds 1 in a tight loop for 3 s; rank 1
+// waits for 2^62 or more) still ends at the wait's deadline, not when the changes stop.
+void moving_value_times_out(symmem_buffer* b, int rank) {
+  CHECK_OK(symmem_barrier(b, 0, 10000));
+  if (rank == 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (seconds_since(t0) < 3) CHECK_OK(symmem_signal_value(b, 1, 6, 1, SYMMEM_SIGNAL_ADD));
+  } else if (rank == 1) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_STATUS(symmem_wait_signal_value(b, 0, 6, SYMMEM_CMP_GE, uint64_t{1} << 62, 300), SYMMEM_ERR_TIMEOUT);
+    if (seconds_since(t0) > 2) TEST_FAIL("a wait of 300 ms on a moving value took %.1f s", seconds_since(t0));
+    CHECK_ERROR_HAS("wait_signal_value(peer 0, channel 6, >= 4611686018427387904): timed out after 300 ms");
+  }
+  CHECK_OK(symmem_barrier(b, 0, 10000));
+}
+
 void aborted_wait(symmem_buffer* b, int rank) {
   const int peer = rank == 0 ? 1 : 0;
   std::thread aborter([] {
@@ -120,6 +136,7 @@ int rank_main(int world, int rank) {
   other.join();
   CHECK_OK(symmem_barrier(b1, 0, 10000));
   equal_and_timeout(b1, rank);
+  moving_value_times_out(b1, rank);
   aborted_wait(b2, rank);
   CHECK_OK(symmem_buffer_free(b1));
   CHECK_OK(symmem_buffer_free(b2));

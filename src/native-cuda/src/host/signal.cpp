@@ -115,14 +115,26 @@ Driven wait_epochs_or_mark(PendingSet& waiting, uint32_t epoch, const PendingSet
   return marked ? Driven::marked : d;
 }
 
+// Not poll(): a value may change on every look without ever meeting the wait (a producer that keeps
+// adding past an == target), and poll looks at the deadline only on a turn without progress. Here a
+// change only starts the back-off again; the abort and the deadline are read on every turn.
 Driven wait_value(const uint64_t* value_slot, int cmp, uint64_t value, uint64_t* seen, const Deadline& dl) {
-  return poll(dl, [&] {
+  Backoff backoff(200000);
+  const uint64_t epoch = abort_epoch();
+  for (;;) {
     const uint64_t now = __atomic_load_n(value_slot, __ATOMIC_ACQUIRE);
-    const bool moved = now != *seen;
-    *seen = now;
-    const bool met = cmp == SYMMEM_CMP_EQ ? now == value : now >= value;
-    return met ? Step::done : moved ? Step::moved : Step::idle;
-  });
+    if (cmp == SYMMEM_CMP_EQ ? now == value : now >= value) {
+      *seen = now;
+      return Driven::done;
+    }
+    if (now != *seen) {
+      *seen = now;
+      backoff.reset();
+    }
+    if (aborted_since(epoch)) return Driven::aborted;
+    if (dl.expired()) return Driven::timed_out;
+    backoff.pause();
+  }
 }
 
 }  // namespace symmem::host
