@@ -7,6 +7,7 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.runtime.util.ExceptionUtil;
 import io.smallrye.config.ConfigValidationException;
 import io.symmem.cli.common.ExitStatus;
+import io.symmem.store.PortInUse;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.util.Map;
@@ -25,7 +26,6 @@ import org.jboss.logging.Logger;
  */
 final class StartFailure implements BiConsumer<Integer, Throwable> {
     /** Linux's errno for "Address already in use" (Netty's message gives it negated). */
-    private static final int EADDRINUSE = 98;
     private final Map<String, String> env;
     private final Properties properties;
     private final PrintStream err;
@@ -71,20 +71,8 @@ final class StartFailure implements BiConsumer<Integer, Throwable> {
         exit.accept(status);
     }
 
-    /**
-     * The server's failure to bind a port that is in use, wherever it sits in the chain of causes; null if
-     * none. Quarkus names the port (QuarkusBindException) only where the JDK's socket failed; Netty's
-     * epoll transport fails with its own exception, which carries the errno but not the port.
-     */
+    /** The server's failure to bind a port that is in use ({@link PortInUse}); null if none. */
     static Throwable bindFailure(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            // By name and message: Netty's Errors class cannot even be loaded where its native library is not.
-            boolean nettyBind = t.getClass().getName().equals("io.netty.channel.unix.Errors$NativeIoException")
-                    && String.valueOf(t.getMessage()).startsWith("bind(..) failed with error(-" + EADDRINUSE + ")");
-            if (t instanceof BindException || nettyBind) {
-                return t;
-            }
-        }
-        return null;
+        return PortInUse.find(failure);
     }
 }

@@ -2,6 +2,7 @@ package io.symmem.store.server;
 
 import io.smallrye.mutiny.Uni;
 import io.symmem.store.ContextTasks;
+import io.symmem.store.PortInUse;
 import io.symmem.store.Store;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreLimits;
@@ -156,8 +157,7 @@ public final class StoreServer implements AutoCloseable {
             if (failed != null) {
                 failed.close();
             }
-            if ((e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException)
-                    && port != 0 && System.nanoTime() < deadline) {
+            if (PortInUse.find(e) != null && port != 0 && System.nanoTime() < deadline) {
                 LOG.debugf("store port %s:%d still in use (%s); retrying", host, port, e.getMessage());
                 vertx.setTimer(50, t -> bind(host, port, deadline, bound));
                 return;

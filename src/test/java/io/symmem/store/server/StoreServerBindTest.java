@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.symmem.store.StoreException;
 import io.symmem.store.StoreTestSupport;
 import io.symmem.store.VertxTest;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -32,6 +34,31 @@ class StoreServerBindTest extends VertxTest {
         } finally {
             holder.close();
             server.close();
+        }
+    }
+
+    @Test
+    void onTheEpollTransportTooListenWaitsForAPortThatIsFreedShortly() throws Exception {
+        // What the application runs on Linux (quarkus.vertx.prefer-native-transport): epoll's bind failure is
+        // Netty's own exception, not a BindException.
+        Vertx epoll = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+        try {
+            assertThat(epoll.isNativeTransportEnabled()).as("epoll transport available").isTrue();
+            ServerSocket holder = new ServerSocket(0, 1, InetAddress.getByName(HOST));
+            int port = holder.getLocalPort();
+            StoreServer server = new StoreServer(epoll, HOST, port);
+            try {
+                var listening = server.start().subscribeAsCompletionStage();
+                Thread.sleep(300);
+                assertThat(listening).as("still waiting for the port").isNotDone();
+                holder.close();
+                assertThat(listening.get(AWAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(port);
+            } finally {
+                holder.close();
+                server.close();
+            }
+        } finally {
+            epoll.close().toCompletionStage().toCompletableFuture().join();
         }
     }
 
