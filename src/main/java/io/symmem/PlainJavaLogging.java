@@ -48,7 +48,15 @@ final class PlainJavaLogging {
             root.setLevel(Level.INFO);
             root.addHandler(new ConsoleHandler());
         }
+        // Netty warns, with a stack trace, about a connection that reaches a server Vert.x is closing (the
+        // store at the end of a run, while a peer's last connection comes in); the connection is dropped,
+        // which is all a closing server can do. Only its errors are shown.
+        acceptWarnings = manager.getLogger("io.netty.bootstrap.ServerBootstrap");
+        acceptWarnings.setLevel(Level.SEVERE);
     }
+
+    /** Held: a logger whose level was set must not be collected, or the level goes with it. */
+    private static Logger acceptWarnings;
 
     private static boolean present(String className) {
         try {

@@ -352,15 +352,19 @@ public class RankRuntime {
         // The old generation's waits were aborted process-wide; the next generation's must run.
         NativeCore.resetAbort();
         WorldMember next = newMember(kept, old.generation() + 1);
+        boolean stopped;
         synchronized (this) {
-            if (stopping) {
-                next.close();  // and the store it was handed: the process stops
-                return false;
+            stopped = stopping;
+            if (!stopped) {
+                member = next;
+                if (state != State.LOST) {
+                    state = State.JOINING;  // a first join that goes on in the next generation
+                }
             }
-            member = next;
-            if (state != State.LOST) {
-                state = State.JOINING;  // a first join that goes on in the next generation
-            }
+        }
+        if (stopped) {
+            next.close();  // and the store it was handed: the process stops
+            return false;
         }
         return true;
     }
@@ -425,12 +429,18 @@ public class RankRuntime {
         leave(config.timeout().store());
     }
 
-    private synchronized void leave(Duration waitForOthers) {
-        if (state != State.READY || left) {
-            return;
+    private void leave(Duration waitForOthers) {
+        WorldMember leaving;
+        synchronized (this) {
+            if (state != State.READY || left) {
+                return;
+            }
+            left = true;
+            leaving = member;
         }
-        left = true;
-        member.leave(waitForOthers);
+        // Outside the lock: leaving waits for store replies on the event loop, and a peer's death reported
+        // on that loop meanwhile takes the lock (worldFailed); holding it here stopped both until the deadline.
+        leaving.leave(waitForOthers);
     }
 
     /**
@@ -451,14 +461,12 @@ public class RankRuntime {
     void stop() {
         stopping = true;
         reform.stop();
+        WorldMember closing;
         synchronized (this) {
-            closeMember();
+            closing = member;
         }
-    }
-
-    private void closeMember() {
-        if (member != null) {
-            member.close();
+        if (closing != null) {
+            closing.close();  // outside the lock, as leave
         }
     }
 }
