@@ -22,19 +22,7 @@ class StoreServerBindTest extends VertxTest {
 
     @Test
     void listenWaitsForAPortThatIsFreedShortly() throws Exception {
-        ServerSocket holder = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-        int port = holder.getLocalPort();
-        StoreServer server = new StoreServer(vertx, HOST, port);
-        try {
-            var listening = server.start().subscribeAsCompletionStage();
-            Thread.sleep(300);
-            assertThat(listening).as("still waiting for the port").isNotDone();
-            holder.close();
-            assertThat(listening.get(AWAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(port);
-        } finally {
-            holder.close();
-            server.close();
-        }
+        waitsForAPortThatIsFreedShortly(vertx);
     }
 
     @Test
@@ -44,21 +32,25 @@ class StoreServerBindTest extends VertxTest {
         Vertx epoll = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
         try {
             assertThat(epoll.isNativeTransportEnabled()).as("epoll transport available").isTrue();
-            ServerSocket holder = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-            int port = holder.getLocalPort();
-            StoreServer server = new StoreServer(epoll, HOST, port);
-            try {
-                var listening = server.start().subscribeAsCompletionStage();
-                Thread.sleep(300);
-                assertThat(listening).as("still waiting for the port").isNotDone();
-                holder.close();
-                assertThat(listening.get(AWAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(port);
-            } finally {
-                holder.close();
-                server.close();
-            }
+            waitsForAPortThatIsFreedShortly(epoll);
         } finally {
             epoll.close().toCompletionStage().toCompletableFuture().join();
+        }
+    }
+
+    private static void waitsForAPortThatIsFreedShortly(Vertx on) throws Exception {
+        ServerSocket holder = new ServerSocket(0, 1, InetAddress.getByName(HOST));
+        int port = holder.getLocalPort();
+        StoreServer server = new StoreServer(on, HOST, port);
+        try {
+            var listening = server.start().subscribeAsCompletionStage();
+            Thread.sleep(300);
+            assertThat(listening).as("still waiting for the port").isNotDone();
+            holder.close();
+            assertThat(listening.get(AWAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(port);
+        } finally {
+            holder.close();
+            server.close();
         }
     }
 
